@@ -1,0 +1,37 @@
+"""rgrasp_viz: teach and visualize sparsity-constrained optimization.
+
+The package implements the six algorithms compared in Shang et al., "Efficient Relaxed
+Gradient Support Pursuit for Sparsity Constrained Non-convex Optimization" (IJCAI 2019) --
+FG-HT, GraSP, SG-HT, SVRGHT, SVRGSP and SVRGSP+ -- and records everything a learner needs to
+*see* in a :class:`Trace`.
+
+>>> import rgrasp_viz as rv
+>>> prob = rv.make_regression("classroom", random_state=0)
+>>> res = rv.solve(prob, method="svrgsp+", s=24, random_state=0)
+>>> bool(res.rel_error < 1e-2)
+True
+"""
+
+__version__ = "0.1.0"
+
+from ._kernels import hard_threshold, top_k  # noqa: E402
+from .problems import Problem, as_problem, make_classification, make_regression  # noqa: E402
+from .result import ConvergenceWarning, SolveResult  # noqa: E402
+from .solvers import METHODS, default_eta, solve  # noqa: E402
+from .trace import Trace  # noqa: E402
+
+__all__ = [
+    "METHODS",
+    "ConvergenceWarning",
+    "Problem",
+    "SolveResult",
+    "Trace",
+    "__version__",
+    "as_problem",
+    "default_eta",
+    "hard_threshold",
+    "make_classification",
+    "make_regression",
+    "solve",
+    "top_k",
+]

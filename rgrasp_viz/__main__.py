@@ -1,0 +1,7 @@
+"""``python -m rgrasp_viz``."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

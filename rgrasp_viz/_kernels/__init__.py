@@ -1,0 +1,32 @@
+"""Numba kernels: the only subpackage that imports numba (through :mod:`._jit`).
+
+Everything here works on plain, already-validated arrays; validation happens once at the
+package boundary (:mod:`rgrasp_viz.problems`, :func:`rgrasp_viz.solve`).
+"""
+
+from ._jit import HAVE_NUMBA, NUMBA_VERSION
+from .epochs import (
+    dloss,
+    sample_loss,
+    sg_epoch_csr,
+    sg_epoch_dense,
+    svrg_epoch_csr,
+    svrg_epoch_dense,
+)
+from .threshold import count_changes, hard_threshold, keep_only, top_k, top_k_indices
+
+__all__ = [
+    "HAVE_NUMBA",
+    "NUMBA_VERSION",
+    "count_changes",
+    "dloss",
+    "hard_threshold",
+    "keep_only",
+    "sample_loss",
+    "sg_epoch_csr",
+    "sg_epoch_dense",
+    "svrg_epoch_csr",
+    "svrg_epoch_dense",
+    "top_k",
+    "top_k_indices",
+]

@@ -1,0 +1,27 @@
+"""The one place that imports numba.
+
+When numba is missing (e.g. in JupyterLite) ``njit`` becomes the identity, so every kernel
+still runs as plain Python -- slowly, but with identical results.
+"""
+
+from __future__ import annotations
+
+try:  # pragma: no cover - exercised by the "no numba" subprocess test
+    import numba as _numba
+    from numba import njit as _numba_njit
+
+    HAVE_NUMBA = True
+    NUMBA_VERSION = _numba.__version__
+except ImportError:  # pragma: no cover
+    _numba_njit = None
+    HAVE_NUMBA = False
+    NUMBA_VERSION = None
+
+
+def njit(*args, **kwargs):
+    """``numba.njit`` when available, otherwise a no-op decorator."""
+    if HAVE_NUMBA:
+        return _numba_njit(*args, **kwargs)
+    if len(args) == 1 and callable(args[0]) and not kwargs:
+        return args[0]
+    return lambda func: func

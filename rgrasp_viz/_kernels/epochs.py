@@ -1,0 +1,247 @@
+"""Inner epochs of the stochastic methods, in dense / CSR pairs.
+
+Every kernel works on plain arrays in a "working space" of ``p`` coordinates: the full
+``d`` coordinates, or the merged support ``T`` when the caller has gathered ``W[:, T]``.
+Random indices are drawn by the caller (``np.random.Generator``) and passed in, so a run is
+reproducible and a slow NumPy reference fed the same indices gives the same iterates.
+
+Recording is done in caller-allocated fixed-size buffers:
+
+* thresholding events: inner step (1-based), coordinates entered, coordinates left;
+* checkpoints every ``rec_every`` inner steps: the mean sampled loss ``f_i(z)`` over the
+  window (a free, unbiased-on-average proxy of the objective along the path) and, when
+  ``snaps`` has rows, a copy of the iterate.
+
+Return value of every epoch kernel: ``(steps_done, n_events, n_checkpoints, n_prev, status)``
+with ``status`` 0 = ok, 1 = a non-finite margin was met (divergence; the iterate is left as
+it was at that step).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import njit
+from .threshold import count_changes, keep_only, top_k_indices
+
+_HUGE = 1e150  # a margin beyond this means the run has blown up
+
+
+@njit(cache=True)
+def sample_loss(a, y, loss):
+    """Per-sample loss as a function of the margin ``a = w_i^T x``."""
+    if loss == 0:
+        r = a - y
+        return 0.5 * r * r
+    t = -y * a
+    if t > 0.0:
+        return t + np.log1p(np.exp(-t))
+    return np.log1p(np.exp(t))
+
+
+@njit(cache=True)
+def dloss(a, y, loss):
+    """Derivative of the per-sample loss with respect to the margin ``a``."""
+    if loss == 0:
+        return a - y
+    t = -y * a  # d/da log(1 + exp(t)) = -y * sigmoid(t)
+    if t > 0.0:
+        return -y / (1.0 + np.exp(-t))
+    e = np.exp(t)
+    return -y * e / (1.0 + e)
+
+
+@njit(cache=True)
+def _threshold_event(z, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf, track):
+    """Apply H_{s_keep} to ``z``; return (n_kept, entered, left) relative to ``prev_idx``."""
+    nk = top_k_indices(z, s_keep, keep_idx, cand, mags)
+    keep_only(z, keep_idx, nk, vbuf)
+    entered = 0
+    left = 0
+    if track:
+        entered, left = count_changes(prev_idx, n_prev, keep_idx, nk)
+        for q in range(nk):
+            prev_idx[q] = keep_idx[q]
+    return nk, entered, left
+
+
+@njit(cache=True)
+def svrg_epoch_dense(X, y, loss, z, g, snap_margins, idx, eta, thr_every, s_keep,
+                     keep_idx, prev_idx, n_prev, cand, mags, vbuf,
+                     ev_step, ev_in, ev_out, track, rec_every, rec_loss, snaps):
+    """SVRG inner loop (Algorithm 2 / SVRGHT) on a dense C-contiguous ``X`` (n x p).
+
+    ``z <- z - eta * (grad f_i(z) - grad f_i(z~) + g)`` for ``i`` in ``idx``; when
+    ``thr_every > 0``, ``z <- H_{s_keep}(z)`` after every ``thr_every``-th step.
+    ``grad f_i(z~)`` is rebuilt from the stored snapshot margins ``snap_margins[i]``.
+    """
+    p = z.shape[0]
+    n_ev = 0
+    n_rec = 0
+    acc = 0.0
+    cnt = 0
+    for j in range(idx.shape[0]):
+        i = idx[j]
+        a = 0.0
+        for k in range(p):
+            a += X[i, k] * z[k]
+        if not abs(a) < _HUGE:
+            return j, n_ev, n_rec, n_prev, 1
+        yi = y[i]
+        acc += sample_loss(a, yi, loss)
+        cnt += 1
+        c = dloss(a, yi, loss) - dloss(snap_margins[i], yi, loss)
+        for k in range(p):
+            z[k] -= eta * (c * X[i, k] + g[k])
+        if thr_every > 0 and (j + 1) % thr_every == 0:
+            n_prev, e_in, e_out = _threshold_event(z, s_keep, keep_idx, prev_idx, n_prev,
+                                                   cand, mags, vbuf, track)
+            if track:
+                ev_step[n_ev] = j + 1
+                ev_in[n_ev] = e_in
+                ev_out[n_ev] = e_out
+            n_ev += 1
+        if rec_every > 0 and (j + 1) % rec_every == 0:
+            rec_loss[n_rec] = acc / cnt
+            acc = 0.0
+            cnt = 0
+            if snaps.shape[0] > 0:
+                snaps[n_rec, :] = z
+            n_rec += 1
+    return idx.shape[0], n_ev, n_rec, n_prev, 0
+
+
+@njit(cache=True)
+def svrg_epoch_csr(data, indices, indptr, y, loss, z, g, snap_margins, idx, eta, thr_every,
+                   s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf,
+                   ev_step, ev_in, ev_out, track, rec_every, rec_loss, snaps):
+    """CSR twin of :func:`svrg_epoch_dense` (``X`` given as ``data, indices, indptr``)."""
+    p = z.shape[0]
+    n_ev = 0
+    n_rec = 0
+    acc = 0.0
+    cnt = 0
+    for j in range(idx.shape[0]):
+        i = idx[j]
+        a = 0.0
+        for q in range(indptr[i], indptr[i + 1]):
+            a += data[q] * z[indices[q]]
+        if not abs(a) < _HUGE:
+            return j, n_ev, n_rec, n_prev, 1
+        yi = y[i]
+        acc += sample_loss(a, yi, loss)
+        cnt += 1
+        c = dloss(a, yi, loss) - dloss(snap_margins[i], yi, loss)
+        for q in range(indptr[i], indptr[i + 1]):
+            z[indices[q]] -= eta * c * data[q]
+        for k in range(p):
+            z[k] -= eta * g[k]
+        if thr_every > 0 and (j + 1) % thr_every == 0:
+            n_prev, e_in, e_out = _threshold_event(z, s_keep, keep_idx, prev_idx, n_prev,
+                                                   cand, mags, vbuf, track)
+            if track:
+                ev_step[n_ev] = j + 1
+                ev_in[n_ev] = e_in
+                ev_out[n_ev] = e_out
+            n_ev += 1
+        if rec_every > 0 and (j + 1) % rec_every == 0:
+            rec_loss[n_rec] = acc / cnt
+            acc = 0.0
+            cnt = 0
+            if snaps.shape[0] > 0:
+                snaps[n_rec, :] = z
+            n_rec += 1
+    return idx.shape[0], n_ev, n_rec, n_prev, 0
+
+
+@njit(cache=True)
+def sg_epoch_dense(X, y, loss, z, idx, batch, eta, s_keep, gbuf,
+                   keep_idx, prev_idx, n_prev, cand, mags, vbuf,
+                   ev_step, ev_in, ev_out, track, rec_every, rec_loss, snaps):
+    """SG-HT: ``z <- H_s(z - eta * mean_{i in batch} grad f_i(z))`` for consecutive batches.
+
+    ``idx`` holds ``n_steps * batch`` sample indices; step ``j`` uses
+    ``idx[j*batch:(j+1)*batch]``.  Every step ends with a thresholding event.
+    """
+    p = z.shape[0]
+    n_steps = idx.shape[0] // batch
+    n_ev = 0
+    n_rec = 0
+    acc = 0.0
+    cnt = 0
+    for j in range(n_steps):
+        gbuf[:] = 0.0
+        for b in range(batch):
+            i = idx[j * batch + b]
+            a = 0.0
+            for k in range(p):
+                a += X[i, k] * z[k]
+            if not abs(a) < _HUGE:
+                return j, n_ev, n_rec, n_prev, 1
+            acc += sample_loss(a, y[i], loss)
+            cnt += 1
+            c = dloss(a, y[i], loss)
+            for k in range(p):
+                gbuf[k] += c * X[i, k]
+        scale = eta / batch
+        for k in range(p):
+            z[k] -= scale * gbuf[k]
+        n_prev, e_in, e_out = _threshold_event(z, s_keep, keep_idx, prev_idx, n_prev,
+                                               cand, mags, vbuf, track)
+        if track:
+            ev_step[n_ev] = j + 1
+            ev_in[n_ev] = e_in
+            ev_out[n_ev] = e_out
+        n_ev += 1
+        if rec_every > 0 and (j + 1) % rec_every == 0:
+            rec_loss[n_rec] = acc / cnt
+            acc = 0.0
+            cnt = 0
+            if snaps.shape[0] > 0:
+                snaps[n_rec, :] = z
+            n_rec += 1
+    return n_steps, n_ev, n_rec, n_prev, 0
+
+
+@njit(cache=True)
+def sg_epoch_csr(data, indices, indptr, y, loss, z, idx, batch, eta, s_keep, gbuf,
+                 keep_idx, prev_idx, n_prev, cand, mags, vbuf,
+                 ev_step, ev_in, ev_out, track, rec_every, rec_loss, snaps):
+    """CSR twin of :func:`sg_epoch_dense`."""
+    n_steps = idx.shape[0] // batch
+    n_ev = 0
+    n_rec = 0
+    acc = 0.0
+    cnt = 0
+    for j in range(n_steps):
+        gbuf[:] = 0.0
+        for b in range(batch):
+            i = idx[j * batch + b]
+            a = 0.0
+            for q in range(indptr[i], indptr[i + 1]):
+                a += data[q] * z[indices[q]]
+            if not abs(a) < _HUGE:
+                return j, n_ev, n_rec, n_prev, 1
+            acc += sample_loss(a, y[i], loss)
+            cnt += 1
+            c = dloss(a, y[i], loss)
+            for q in range(indptr[i], indptr[i + 1]):
+                gbuf[indices[q]] += c * data[q]
+        scale = eta / batch
+        for k in range(z.shape[0]):
+            z[k] -= scale * gbuf[k]
+        n_prev, e_in, e_out = _threshold_event(z, s_keep, keep_idx, prev_idx, n_prev,
+                                               cand, mags, vbuf, track)
+        if track:
+            ev_step[n_ev] = j + 1
+            ev_in[n_ev] = e_in
+            ev_out[n_ev] = e_out
+        n_ev += 1
+        if rec_every > 0 and (j + 1) % rec_every == 0:
+            rec_loss[n_rec] = acc / cnt
+            acc = 0.0
+            cnt = 0
+            if snaps.shape[0] > 0:
+                snaps[n_rec, :] = z
+            n_rec += 1
+    return n_steps, n_ev, n_rec, n_prev, 0

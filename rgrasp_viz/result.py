@@ -1,0 +1,60 @@
+"""The result of :func:`rgrasp_viz.solve`, in the style of ``scipy.optimize.OptimizeResult``."""
+
+from __future__ import annotations
+
+import warnings
+
+from scipy.optimize import OptimizeResult
+
+
+class ConvergenceWarning(UserWarning):
+    """A run stopped at ``max_iter`` before meeting its tolerance."""
+
+
+class SolveResult(OptimizeResult):
+    """``OptimizeResult`` with the run's :class:`~rgrasp_viz.trace.Trace`.
+
+    Attributes
+    ----------
+    x : ndarray
+        Final iterate (s-sparse).  For a diverged run, the last finite iterate.
+    fun : float
+        Objective at ``x``.
+    nit : int
+        Outer iterations performed.
+    success : bool
+        True when the tolerance was met.
+    status : int
+        0 converged, 1 ``max_iter`` reached, 2 diverged, 99 stopped by the callback.
+    message : str
+        Human-readable reason for stopping.
+    trace : Trace
+        Everything recorded along the way.
+    passes, time, rel_error : float
+        Effective passes, solver seconds and relative estimation error at the end.
+    method : str
+    """
+
+    def __repr__(self):
+        return (
+            f"SolveResult(method={self.get('method')!r}, success={self.get('success')}, "
+            f"status={self.get('status')}, nit={self.get('nit')}, fun={self.get('fun'):.6g}, "
+            f"passes={self.get('passes'):.3g}, rel_error={self.get('rel_error'):.3g}, "
+            f"message={self.get('message')!r})"
+        )
+
+    def play(self, **kwargs):  # pragma: no cover - filled in by the dashboards layer
+        """Animate this run (see :func:`rgrasp_viz.play`)."""
+        from . import play
+
+        return play(self, **kwargs)
+
+
+def warn_max_iter(method, max_iter):
+    """Emit the standard warning for a run that hit ``max_iter``."""
+    warnings.warn(
+        f"{method}: maximum number of iterations ({max_iter}) reached before the tolerance "
+        "was met; increase max_iter or loosen tol.",
+        ConvergenceWarning,
+        stacklevel=3,
+    )

@@ -1,0 +1,266 @@
+"""The six methods of the paper, one outer iteration each.
+
+Every method object exposes ``step(x, rng) -> StepResult``; the driver (:mod:`._driver`)
+times that call, records its result, calls back and tests stopping.  Random indices come from
+the ``np.random.Generator`` passed in, one ``rng.integers(0, n, size=...)`` call per outer
+iteration, so a NumPy reference fed the same generator reproduces every iterate.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.linalg
+import scipy.optimize
+import scipy.sparse as sp
+
+from .. import _kernels as K
+from .. import losses
+from ._common import StepResult, csr_arrays, full_gradient, gather_columns, merge_support
+
+_EMPTY_SNAPS = np.zeros((0, 1))
+
+
+def _threshold(v, s):
+    """``(H_s(v), kept indices)`` for a dense vector."""
+    keep = K.top_k(v, s)
+    out = np.zeros_like(v)
+    out[keep] = v[keep]
+    return out, keep
+
+
+class _Method:
+    """Base class: holds the problem, parameters and workspace of one solve."""
+
+    name = ""
+    uses_support_pursuit = False  # records Z, T and b (Algorithm 1)
+
+    def __init__(self, problem, params, ws):
+        self.problem = problem
+        self.p = params
+        self.ws = ws
+        self.n = problem.n
+        self.d = problem.d
+        self.loss_code = problem.loss_code
+        self.sparse = sp.issparse(problem.W)
+        if self.sparse:
+            self.csr = csr_arrays(problem.W)
+
+    # effective-pass bookkeeping used to place inner events on the pass axis
+    passes_head = 0.0
+    passes_per_step = 0.0
+    steps_per_iter = 0
+
+
+class FGHT(_Method):
+    """FG-HT: ``x <- H_s(x - eta * grad F(x))`` (one full gradient per iteration)."""
+
+    name = "fght"
+
+    def step(self, x, rng):
+        g, _ = full_gradient(self.problem, x)
+        x_new, _ = _threshold(x - self.p["eta"] * g, self.p["s"])
+        return StepResult(x=x_new, passes=1.0, n_thresholds=1, outer_event=0)
+
+
+def _restricted_least_squares(WT, y):
+    """argmin_b ||W_T b - y||: Cholesky on the normal equations (|T| <= 3s is small), with a
+    rank-revealing least-squares fallback when ``W_T`` is rank deficient or wide."""
+    G = WT.T @ WT
+    G = G.toarray() if sp.issparse(G) else G
+    r = np.asarray(WT.T @ y).ravel()
+    if WT.shape[1] <= WT.shape[0]:
+        try:
+            return scipy.linalg.cho_solve(scipy.linalg.cho_factor(G, check_finite=False), r,
+                                          check_finite=False)
+        except np.linalg.LinAlgError:
+            pass
+    return scipy.linalg.lstsq(G, r, lapack_driver="gelsd", check_finite=False)[0]
+
+
+class GraSP(_Method):
+    """GraSP: Algorithm 1 with the sub-problem on T solved exactly.
+
+    Least squares: a restricted least-squares solve (normal equations on ``T``: one sweep
+    over the data, counted as 1 pass).
+    Logistic: L-BFGS on the coordinates of T, warm-started at ``x|_T``; each function and
+    gradient evaluation is one sweep over the data (1 pass).
+    """
+
+    name = "grasp"
+    uses_support_pursuit = True
+
+    def step(self, x, rng):
+        s = self.p["s"]
+        g, _ = full_gradient(self.problem, x)
+        Z, T = merge_support(g, x, s)
+        WT = gather_columns(self.problem.W, T)
+        y = self.problem.y
+        if self.problem.loss == "squares":
+            b_T = _restricted_least_squares(WT, y)
+            sub_passes = 1.0
+        else:
+            b_T, sub_passes = self._logistic_on_T(WT, x[T])
+        b = np.zeros(self.d)
+        b[T] = b_T
+        x_new, _ = _threshold(b, s)
+        return StepResult(x=x_new, passes=1.0 + sub_passes, n_thresholds=1, Z=Z, T=T,
+                          b_T=b_T, outer_event=0)
+
+    def _logistic_on_T(self, WT, z0):
+        y, n, loss = self.problem.y, self.n, self.problem.loss
+
+        def fun(z):
+            a = WT @ z
+            f = float(np.mean(losses.sample_losses(a, y, loss)))
+            grad = np.asarray(WT.T @ losses.loss_derivative(a, y, loss)).ravel() / n
+            return f, grad
+
+        res = scipy.optimize.minimize(fun, z0, jac=True, method="L-BFGS-B",
+                                      options={"maxiter": self.p["sub_maxiter"],
+                                               "gtol": 1e-10, "ftol": 1e-15})
+        return res.x, float(res.nfev)
+
+
+class _Stochastic(_Method):
+    """Shared plumbing of the epoch kernels."""
+
+    def _svrg_epoch(self, X, z, g, margins, idx, thr_every, s_keep, n_prev):
+        ws, p = self.ws, self.p
+        snaps = ws.snap_buffer(z.shape[0], p["record_iterates"])
+        common = (self.problem.y, self.loss_code, z, g, margins, idx, p["eta"], thr_every,
+                  s_keep, ws.keep_idx, ws.prev_idx, n_prev, ws.cand, ws.mags, ws.vbuf,
+                  ws.ev_step, ws.ev_in, ws.ev_out, p["record"], ws.rec_every, ws.rec_loss,
+                  snaps)
+        if sp.issparse(X):
+            out = K.svrg_epoch_csr(*csr_arrays(X), *common)
+        else:
+            out = K.svrg_epoch_dense(X, *common)
+        steps, n_ev, n_rec, _, status = out
+        return int(steps), int(n_ev), int(n_rec), int(status), snaps
+
+
+class SGHT(_Stochastic):
+    """SG-HT: ``x <- H_s(x - eta * mean of a mini-batch of grad f_i(x))``; n samples a pass."""
+
+    name = "sght"
+
+    def __init__(self, problem, params, ws):
+        super().__init__(problem, params, ws)
+        self.batch = params["batch_size"]
+        self.n_steps = max(1, self.n // self.batch)
+        self.gbuf = np.zeros(self.d)
+        self.passes_per_step = self.batch / self.n
+        self.steps_per_iter = self.n_steps
+
+    def step(self, x, rng):
+        ws, p = self.ws, self.p
+        idx = rng.integers(0, self.n, size=self.n_steps * self.batch)
+        z = x.copy()
+        n_prev = ws.set_prev(np.flatnonzero(x))
+        snaps = ws.snap_buffer(self.d, p["record_iterates"])
+        common = (self.problem.y, self.loss_code, z, idx, self.batch, p["eta"], p["s"],
+                  self.gbuf, ws.keep_idx, ws.prev_idx, n_prev, ws.cand, ws.mags, ws.vbuf,
+                  ws.ev_step, ws.ev_in, ws.ev_out, p["record"], ws.rec_every, ws.rec_loss,
+                  snaps)
+        if self.sparse:
+            out = K.sg_epoch_csr(*self.csr, *common)
+        else:
+            out = K.sg_epoch_dense(self.problem.W, *common)
+        steps, n_ev, n_rec, _, status = (int(v) for v in out)
+        return StepResult(x=z, passes=steps * self.batch / self.n, n_thresholds=steps,
+                          status=status, inner_steps=steps, n_events=n_ev,
+                          n_checkpoints=n_rec, snaps=snaps[:n_rec])
+
+
+class SVRGHT(_Stochastic):
+    """SVRGHT: SVRG epochs with ``H_s`` after every inner step; the snapshot is ``z^J``."""
+
+    name = "svrght"
+
+    def __init__(self, problem, params, ws):
+        super().__init__(problem, params, ws)
+        self.passes_head = 1.0
+        self.passes_per_step = 1.0 / self.n
+        self.steps_per_iter = params["J"]
+
+    def step(self, x, rng):
+        p = self.p
+        g, margins = full_gradient(self.problem, x)
+        idx = rng.integers(0, self.n, size=p["J"])
+        z = x.copy()
+        n_prev = self.ws.set_prev(np.flatnonzero(x))
+        X = self.problem.W
+        steps, n_ev, n_rec, status, snaps = self._svrg_epoch(X, z, g, margins, idx, 1,
+                                                             p["s"], n_prev)
+        return StepResult(x=z, passes=1.0 + steps / self.n, n_thresholds=steps, status=status,
+                          inner_steps=steps, n_events=n_ev, n_checkpoints=n_rec,
+                          snaps=snaps[:n_rec])
+
+
+class SVRGSP(_Stochastic):
+    """SVRGSP / SVRGSP+: Algorithm 1 with Algorithm 2 as the sub-problem solver.
+
+    ``inner="restricted"`` (default): the inner iterate ``z`` lives on ``T`` -- Algorithm 2
+    solves the sub-problem, whose feasible set is ``x|_{T^c} = 0``, so each inner step costs
+    O(|T|) and SVRGSP+'s ``H_|T|`` keeps everything (it is recorded, but changes nothing).
+    ``inner="full"``: ``z`` moves on all ``d`` coordinates (the literal reading of
+    Algorithm 2), ``H_|T|`` keeps the ``|T|`` largest entries of ``z`` every ``ceil(J/m)``
+    steps, and ``b`` is zeroed outside ``T`` at the end (Algorithm 1, step 5).
+    """
+
+    name = "svrgsp"
+    uses_support_pursuit = True
+    plus = False
+
+    def __init__(self, problem, params, ws):
+        super().__init__(problem, params, ws)
+        self.passes_head = 1.0
+        self.passes_per_step = 1.0 / self.n
+        self.steps_per_iter = params["J"]
+        self.thr_every = math.ceil(params["J"] / params["m"]) if self.plus else 0
+
+    def step(self, x, rng):
+        p, ws = self.p, self.ws
+        s, J = p["s"], p["J"]
+        g, margins = full_gradient(self.problem, x)
+        Z, T = merge_support(g, x, s)
+        idx = rng.integers(0, self.n, size=J)
+        if p["inner"] == "restricted":
+            X = gather_columns(self.problem.W, T)
+            z = x[T]
+            # every coordinate of the working space is "in" before the first H_|T|
+            n_prev = ws.set_prev(np.arange(len(T)))
+            steps, n_ev, n_rec, status, snaps = self._svrg_epoch(
+                X, z, g[T], margins, idx, self.thr_every, len(T), n_prev)
+            b_T = z
+            work_index = T
+        else:
+            z = x.copy()
+            n_prev = ws.set_prev(T)
+            steps, n_ev, n_rec, status, snaps = self._svrg_epoch(
+                self.problem.W, z, g, margins, idx, self.thr_every, len(T), n_prev)
+            b_T = z[T]
+            work_index = None
+        keep = K.top_k(b_T, s)
+        x_new = np.zeros(self.d)
+        x_new[T[keep]] = b_T[keep]
+        n_inner = n_ev if self.thr_every else 0
+        return StepResult(x=x_new, passes=1.0 + steps / self.n, n_thresholds=n_inner + 1,
+                          status=status, inner_steps=steps, Z=Z, T=T, b_T=b_T.copy(),
+                          n_events=n_ev, n_checkpoints=n_rec, snaps=snaps[:n_rec],
+                          work_index=work_index, outer_event=steps)
+
+
+class SVRGSPPlus(SVRGSP):
+    """SVRGSP+: SVRGSP with ``z <- H_|T|(z)`` every ``ceil(J/m)`` inner steps."""
+
+    name = "svrgsp+"
+    plus = True
+
+
+METHODS = {cls.name: cls for cls in (FGHT, GraSP, SGHT, SVRGHT, SVRGSP, SVRGSPPlus)}
+"""Registry: method name -> implementation class."""
+
+STOCHASTIC = ("sght", "svrght", "svrgsp", "svrgsp+")

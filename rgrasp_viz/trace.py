@@ -1,0 +1,389 @@
+"""The trace of a run: everything a visualization reads, as plain NumPy arrays.
+
+Layout (``n_it`` outer iterations plus the starting point, row 0):
+
+* per outer iteration ``t = 0..n_it``: ``iteration``, ``passes`` (cumulative effective
+  passes), ``time`` (cumulative solver seconds), ``objective``, ``rel_error``,
+  ``support_size``, ``n_thresholds`` (cumulative hard-thresholding operations),
+  ``n_entered`` / ``n_left`` (coordinates entering/leaving ``supp(x^t)`` relative to
+  ``supp(x^{t-1})``), ``inner_entered`` / ``inner_left`` (sums over that iteration's inner
+  thresholding events), ``inner_steps``;
+* ragged per-iteration index sets, stored CSR-like (``<name>_ptr`` offsets into
+  ``<name>_idx``): ``support`` (with values ``support_val`` = the nonzeros of ``x^t``),
+  ``Z`` (the 2s gradient directions), ``T`` (merged support) with ``b_val`` (the sub-problem
+  solution ``b`` on ``T``).  Row 0 of ``Z``/``T`` is empty; methods without them leave
+  every row empty;
+* thresholding events: ``ev_iter``, ``ev_step`` (inner step within the iteration, 1-based;
+  0 for methods without inner steps), ``ev_kind`` (0 = inside an epoch: SVRGHT/SG-HT's H_s
+  or SVRGSP+'s H_|T|; 1 = the outer H_s of Algorithm 1 / FG-HT / GraSP), ``ev_in``,
+  ``ev_out``;
+* inner checkpoints every ``record_every`` inner steps: ``ck_iter``, ``ck_step``,
+  ``ck_proxy`` (mean sampled loss f_i(z) over the window), ``ck_objective`` (exact F at the
+  snapshot when iterates were recorded, else NaN) and optionally ``ck_x`` (snapshots, one row
+  per checkpoint);
+* ``x_true`` (empty when unknown) and ``meta`` (a JSON-able dict: method, loss, parameters,
+  seed, versions, status, message, ...).
+
+Effective passes: a full gradient (or any sweep over all ``n`` samples) counts 1; each
+component-gradient evaluation counts ``1/n``.  Solver time excludes objective evaluation and
+trace bookkeeping.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+_RAGGED = ("support", "Z", "T")
+
+_PER_ITER = (
+    "iteration",
+    "passes",
+    "time",
+    "objective",
+    "rel_error",
+    "support_size",
+    "n_thresholds",
+    "n_entered",
+    "n_left",
+    "inner_entered",
+    "inner_left",
+    "inner_steps",
+)
+
+_EVENTS = ("ev_iter", "ev_step", "ev_kind", "ev_in", "ev_out")
+_CHECKPOINTS = ("ck_iter", "ck_step", "ck_proxy", "ck_objective")
+
+
+class Trace:
+    """Recorded history of one solver run.
+
+    Build one with the solvers (``rv.solve(...).trace``) or :meth:`load`.  Arrays are
+    available as attributes (``trace.objective``, ``trace.passes``, ...) and the tidy views
+    :meth:`records`, :meth:`events` and :meth:`checkpoints` return one dict per row.
+    """
+
+    def __init__(self, arrays, meta):
+        self._a = {k: np.asarray(v) for k, v in arrays.items()}
+        self.meta = dict(meta)
+
+    # -- array access ---------------------------------------------------------------------
+    def __getattr__(self, name):
+        a = self.__dict__.get("_a")
+        if a is not None and name in a:
+            return a[name]
+        raise AttributeError(name)
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._a))
+
+    @property
+    def arrays(self):
+        """dict of str to ndarray: every stored array (read-only view by convention)."""
+        return dict(self._a)
+
+    @property
+    def method(self):
+        """str: the method that produced this trace."""
+        return self.meta["method"]
+
+    @property
+    def n_iter(self):
+        """int: number of outer iterations recorded (row 0, the start, not counted)."""
+        return len(self._a["iteration"]) - 1
+
+    def __len__(self):
+        return len(self._a["iteration"])
+
+    def __repr__(self):
+        return (
+            f"Trace(method={self.meta.get('method')!r}, loss={self.meta.get('loss')!r}, "
+            f"iterations={self.n_iter}, passes={float(self._a['passes'][-1]):.3g}, "
+            f"thresholds={int(self._a['n_thresholds'][-1])}, "
+            f"status={self.meta.get('status')!r})"
+        )
+
+    def _ragged(self, name, t):
+        ptr = self._a[name + "_ptr"]
+        if not -len(ptr) < t < len(ptr) - 1 and t != -1:
+            raise IndexError(f"iteration {t} out of range 0..{len(ptr) - 2}")
+        t = t % (len(ptr) - 1)
+        return self._a[name + "_idx"][ptr[t] : ptr[t + 1]]
+
+    def support(self, t=-1):
+        """Indices of the nonzeros of ``x^t`` (ascending)."""
+        return self._ragged("support", t)
+
+    def Z(self, t=-1):  # noqa: N802 - the paper's notation
+        """The 2s gradient directions chosen at iteration ``t`` (empty if not used)."""
+        return self._ragged("Z", t)
+
+    def T(self, t=-1):  # noqa: N802 - the paper's notation
+        """The merged support ``T`` of iteration ``t`` (empty if not used)."""
+        return self._ragged("T", t)
+
+    def b(self, t=-1):
+        """The sub-problem solution ``b`` at iteration ``t`` as a dense vector (zeros off T)."""
+        t = t % len(self)
+        ptr = self._a["T_ptr"]
+        out = np.zeros(self.meta["d"])
+        out[self.T(t)] = self._a["b_val"][ptr[t] : ptr[t + 1]]
+        return out
+
+    def x(self, t=-1):
+        """The iterate ``x^t`` as a dense vector."""
+        t = t % len(self)
+        ptr = self._a["support_ptr"]
+        out = np.zeros(self.meta["d"])
+        out[self.support(t)] = self._a["support_val"][ptr[t] : ptr[t + 1]]
+        return out
+
+    def entered(self, t):
+        """Coordinates in ``supp(x^t)`` but not in ``supp(x^{t-1})``."""
+        if t % len(self) == 0:
+            return self.support(0)
+        return np.setdiff1d(self.support(t), self.support(t - 1), assume_unique=True)
+
+    def left(self, t):
+        """Coordinates in ``supp(x^{t-1})`` but not in ``supp(x^t)``."""
+        if t % len(self) == 0:
+            return np.empty(0, dtype=np.int64)
+        return np.setdiff1d(self.support(t - 1), self.support(t), assume_unique=True)
+
+    @property
+    def true_support(self):
+        """Indices of the nonzeros of ``x_true`` (empty when unknown)."""
+        return np.flatnonzero(self._a["x_true"])
+
+    @property
+    def has_iterates(self):
+        """bool: whether inner-step snapshots of the iterate were recorded."""
+        return self._a["ck_x"].shape[0] > 0
+
+    # -- tidy views -----------------------------------------------------------------------
+    def records(self):
+        """One dict per outer iteration (row 0 is the starting point).
+
+        Keys: iteration, passes, time, objective, rel_error, support_size, n_thresholds,
+        n_entered, n_left, inner_entered, inner_left, inner_steps, T_size, Z_size, method.
+        """
+        a = self._a
+        cols = {k: a[k].tolist() for k in _PER_ITER}
+        cols["T_size"] = np.diff(a["T_ptr"]).tolist()
+        cols["Z_size"] = np.diff(a["Z_ptr"]).tolist()
+        method = self.meta["method"]
+        keys = list(cols)
+        return [dict(zip(keys, row, strict=True), method=method)
+                for row in zip(*cols.values(), strict=True)]
+
+    def _position(self, it, step, kind=None):
+        """Effective passes at inner step ``step`` of outer iteration ``it``.
+
+        Inner steps sit at ``passes[it-1] + passes_head + step * passes_per_step`` (the head
+        being the full gradient that opens an SVRG epoch); outer events (``kind == 1``) sit at
+        the end of their iteration.
+        """
+        a = self._a
+        it = np.asarray(it, dtype=np.int64)
+        step = np.asarray(step, dtype=np.float64)
+        per_step = float(self.meta.get("passes_per_step", 0.0))
+        head = float(self.meta.get("passes_head", 0.0))
+        pos = a["passes"][it - 1] + head + step * per_step
+        if kind is not None:
+            pos = np.where(np.asarray(kind) == 1, a["passes"][it], pos)
+        return pos
+
+    def events(self):
+        """One dict per recorded hard-thresholding event.
+
+        Keys: iteration, step, kind ("inner" or "outer"), entered, left, passes (the effective
+        pass at which the event happened), method.
+        """
+        a = self._a
+        pos = (self._position(a["ev_iter"], a["ev_step"], a["ev_kind"]) if len(a["ev_iter"])
+               else [])
+        kinds = np.where(a["ev_kind"] == 1, "outer", "inner")
+        return [
+            {"iteration": int(i), "step": int(s), "kind": str(k), "entered": int(e),
+             "left": int(o), "passes": float(p), "method": self.meta["method"]}
+            for i, s, k, e, o, p in zip(a["ev_iter"], a["ev_step"], kinds, a["ev_in"],
+                                        a["ev_out"], pos, strict=True)
+        ]
+
+    def checkpoints(self):
+        """One dict per inner checkpoint: iteration, step, passes, proxy, objective."""
+        a = self._a
+        pos = self._position(a["ck_iter"], a["ck_step"]) if len(a["ck_iter"]) else []
+        return [
+            {"iteration": int(i), "step": int(s), "passes": float(p), "proxy": float(q),
+             "objective": float(f), "method": self.meta["method"]}
+            for i, s, p, q, f in zip(a["ck_iter"], a["ck_step"], pos, a["ck_proxy"],
+                                     a["ck_objective"], strict=True)
+        ]
+
+    # -- persistence ----------------------------------------------------------------------
+    def save(self, path):
+        """Save to one compressed ``.npz`` file (no pickle; exact round trip).
+
+        Parameters
+        ----------
+        path : str or path-like
+            Destination; ``.npz`` is appended by NumPy when missing.
+        """
+        payload = dict(self._a)
+        payload["__meta__"] = np.array(json.dumps(self.meta, sort_keys=True))
+        np.savez_compressed(Path(path), **payload)
+
+    @classmethod
+    def load(cls, path):
+        """Load a trace written by :meth:`save`.
+
+        Parameters
+        ----------
+        path : str or path-like
+
+        Returns
+        -------
+        Trace
+        """
+        try:
+            with np.load(Path(path), allow_pickle=False) as f:
+                arrays = {k: f[k] for k in f.files}
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{path!s} is not a readable rgrasp_viz trace: {exc}") from exc
+        if "__meta__" not in arrays:
+            raise ValueError(f"{path!s} is not an rgrasp_viz trace (no metadata)")
+        meta = json.loads(str(arrays.pop("__meta__")))
+        missing = [k for k in (*_PER_ITER, *_EVENTS, *_CHECKPOINTS) if k not in arrays]
+        if missing:
+            raise ValueError(f"{path!s} is not a complete trace: missing {missing}")
+        return cls(arrays, meta)
+
+    def equals(self, other):
+        """True when both traces hold bit-identical arrays and equal metadata.
+
+        Solver times are excluded from the comparison (they are measurements, not results).
+        """
+        if set(self._a) != set(other._a):
+            return False
+        skip = {"time"}
+        for k, v in self._a.items():
+            if k in skip:
+                continue
+            w = other._a[k]
+            if v.dtype != w.dtype or v.shape != w.shape:
+                return False
+            if not np.array_equal(v, w, equal_nan=v.dtype.kind == "f"):
+                return False
+        strip = {"versions"}
+        ma = {k: v for k, v in self.meta.items() if k not in strip}
+        mb = {k: v for k, v in other.meta.items() if k not in strip}
+        return ma == mb
+
+
+class TraceBuilder:
+    """Accumulates a run's records; :meth:`finish` returns the :class:`Trace`.
+
+    Used by the solver driver only; kept apart from the kernels so recording never runs
+    inside the timed region.
+    """
+
+    def __init__(self, d, x_true, record_iterates, max_events):
+        self.d = d
+        self.x_true = x_true
+        self.record_iterates = record_iterates
+        self.max_events = max_events
+        self.rows = {k: [] for k in _PER_ITER}
+        self.ragged = {k: [] for k in _RAGGED}
+        self.support_val = []
+        self.b_val = []
+        self.ev = {k: [] for k in _EVENTS}
+        self.n_events = 0
+        self.events_truncated = False
+        self.ck = {k: [] for k in _CHECKPOINTS}
+        self.ck_x = []
+        self.prev_support = None
+
+    def add_iteration(self, *, iteration, passes, time, objective, rel_error, x, n_thresholds,
+                      inner_entered=0, inner_left=0, inner_steps=0, Z=None, T=None, b_T=None):
+        """Append one outer iteration (``x`` dense)."""
+        sup = np.flatnonzero(x)
+        if self.prev_support is None:
+            entered, left = len(sup), 0
+        else:
+            common = np.intersect1d(sup, self.prev_support, assume_unique=True).size
+            entered, left = len(sup) - common, len(self.prev_support) - common
+        self.prev_support = sup
+        for k, v in (("iteration", iteration), ("passes", passes), ("time", time),
+                     ("objective", objective), ("rel_error", rel_error),
+                     ("support_size", len(sup)), ("n_thresholds", n_thresholds),
+                     ("n_entered", entered), ("n_left", left),
+                     ("inner_entered", inner_entered), ("inner_left", inner_left),
+                     ("inner_steps", inner_steps)):
+            self.rows[k].append(v)
+        self.ragged["support"].append(sup)
+        self.support_val.append(x[sup])
+        empty = np.empty(0, dtype=np.int64)
+        self.ragged["Z"].append(empty if Z is None else np.asarray(Z, dtype=np.int64))
+        self.ragged["T"].append(empty if T is None else np.asarray(T, dtype=np.int64))
+        self.b_val.append(np.empty(0) if b_T is None else np.asarray(b_T, dtype=np.float64))
+
+    def add_events(self, iteration, steps, entered, left, kind):
+        """Append thresholding events (arrays of equal length) up to ``max_events``."""
+        k = len(steps)
+        room = self.max_events - self.n_events
+        if k > room:
+            self.events_truncated = True
+            k = max(room, 0)
+        if k == 0:
+            return
+        self.ev["ev_iter"].append(np.full(k, iteration, dtype=np.int32))
+        self.ev["ev_step"].append(np.asarray(steps[:k], dtype=np.int32))
+        self.ev["ev_kind"].append(np.full(k, kind, dtype=np.int8))
+        self.ev["ev_in"].append(np.asarray(entered[:k], dtype=np.int32))
+        self.ev["ev_out"].append(np.asarray(left[:k], dtype=np.int32))
+        self.n_events += k
+
+    def add_checkpoints(self, iteration, steps, proxy, snaps=None, objective=None):
+        """Append inner checkpoints; ``snaps`` (k x d) when iterates are recorded."""
+        k = len(steps)
+        if k == 0:
+            return
+        self.ck["ck_iter"].append(np.full(k, iteration, dtype=np.int32))
+        self.ck["ck_step"].append(np.asarray(steps, dtype=np.int32))
+        self.ck["ck_proxy"].append(np.asarray(proxy, dtype=np.float64))
+        obj = np.full(k, np.nan) if objective is None else np.asarray(objective, np.float64)
+        self.ck["ck_objective"].append(obj)
+        if self.record_iterates and snaps is not None:
+            self.ck_x.append(np.asarray(snaps, dtype=np.float64))
+
+    def finish(self, meta):
+        """Concatenate everything into a :class:`Trace`."""
+        dtypes = {"iteration": np.int64, "support_size": np.int64, "n_thresholds": np.int64,
+                  "n_entered": np.int64, "n_left": np.int64, "inner_entered": np.int64,
+                  "inner_left": np.int64, "inner_steps": np.int64}
+        arrays = {k: np.asarray(v, dtype=dtypes.get(k, np.float64)) for k, v in self.rows.items()}
+        for name, parts in self.ragged.items():
+            lens = np.array([len(p) for p in parts], dtype=np.int64)
+            arrays[name + "_ptr"] = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+            arrays[name + "_idx"] = (np.concatenate(parts).astype(np.int64) if parts
+                                     else np.empty(0, np.int64))
+        arrays["support_val"] = np.concatenate(self.support_val)
+        arrays["b_val"] = np.concatenate(self.b_val)
+        ev_dtypes = {"ev_iter": np.int32, "ev_step": np.int32, "ev_kind": np.int8,
+                     "ev_in": np.int32, "ev_out": np.int32}
+        for k, parts in self.ev.items():
+            arrays[k] = np.concatenate(parts) if parts else np.empty(0, ev_dtypes[k])
+        ck_dtypes = {"ck_iter": np.int32, "ck_step": np.int32}
+        for k, parts in self.ck.items():
+            arrays[k] = np.concatenate(parts) if parts else np.empty(0, ck_dtypes.get(k, float))
+        arrays["ck_x"] = (np.concatenate(self.ck_x, axis=0) if self.ck_x
+                          else np.empty((0, self.d)))
+        arrays["x_true"] = (np.empty(0) if self.x_true is None
+                            else np.asarray(self.x_true, dtype=np.float64))
+        meta = dict(meta)
+        meta["events_truncated"] = bool(self.events_truncated)
+        meta["d"] = int(self.d)
+        return Trace(arrays, meta)

@@ -1,0 +1,242 @@
+"""Slow, readable, pure-NumPy reference implementations of the six methods.
+
+Written from the algorithm descriptions (Shang et al., IJCAI 2019, Algorithms 1 and 2) and the
+package's documented random-index protocol, without importing the compiled kernels:
+
+* ``rng = np.random.default_rng(random_state)``; deterministic methods draw nothing;
+* per outer iteration exactly one ``rng.integers(0, n, size=k)`` call, drawn after the full
+  gradient (and, for SVRGSP(+), after ``Z``/``T``): ``k = J`` for svrght/svrgsp/svrgsp+,
+  ``k = n_steps * batch`` for sght with ``n_steps = max(1, n // batch)``.
+
+Hard thresholding keeps the ``k`` largest magnitudes, ties broken towards the lower index.
+
+Every function returns a dict with ``"x"`` (the iterates ``x^0 .. x^t``) and, where the
+method has them, ``"Z"``, ``"T"`` (``T`` and ``Z`` of iterations ``1..t``) and ``"b"`` (the
+dense sub-problem solutions ``b`` of iterations ``1..t``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.optimize
+import scipy.sparse as sp
+from scipy.special import expit
+
+# -- thresholding ---------------------------------------------------------------------------
+
+
+def top_k_ref(v, k):
+    """Ascending indices of the ``k`` largest ``|v|``; ties -> lower index (np.lexsort)."""
+    v = np.asarray(v, dtype=np.float64)
+    p = v.shape[0]
+    k = max(0, min(int(k), p))
+    # lexsort sorts by the LAST key first: primary key -|v|, secondary key the index
+    order = np.lexsort((np.arange(p), -np.abs(v)))
+    return np.sort(order[:k])
+
+
+def hard_threshold_ref(v, k):
+    """``H_k(v)``: keep the ``k`` largest magnitudes (lower index wins ties), zero the rest."""
+    v = np.asarray(v, dtype=np.float64)
+    keep = top_k_ref(v, k)
+    out = np.zeros_like(v)
+    out[keep] = v[keep]
+    return out
+
+
+# -- losses -----------------------------------------------------------------------------------
+
+
+def dl(a, y, loss):
+    """Derivative of the per-sample loss with respect to the margin ``a``."""
+    a = np.asarray(a, dtype=np.float64)
+    if loss == "squares":
+        return a - y
+    return -y * expit(-y * a)
+
+
+def objective(W, y, x, loss):
+    a = np.asarray(W @ x, dtype=np.float64).ravel()
+    if loss == "squares":
+        return float(np.mean(0.5 * (a - y) ** 2))
+    return float(np.mean(np.logaddexp(0.0, -y * a)))
+
+
+def grad(W, y, x, loss):
+    """Full gradient ``W^T dl(W x, y) / n``."""
+    n = W.shape[0]
+    a = np.asarray(W @ x, dtype=np.float64).ravel()
+    return np.asarray(W.T @ dl(a, y, loss), dtype=np.float64).ravel() / n
+
+
+def _dense(W):
+    return W.toarray() if sp.issparse(W) else np.asarray(W, dtype=np.float64)
+
+
+def _start(d, s, x0):
+    if x0 is None:
+        return np.zeros(d)
+    return hard_threshold_ref(np.asarray(x0, dtype=np.float64), s)
+
+
+def _support_pursuit(g, x, s):
+    """``Z = supp(g, 2s)``, ``T = Z ∪ supp(x)`` (both ascending)."""
+    Z = top_k_ref(g, 2 * s)
+    T = np.union1d(Z, np.flatnonzero(x))
+    return Z, T
+
+
+# -- the six methods --------------------------------------------------------------------------
+
+
+def fght(W, y, loss, s, eta, n_iter, x0=None):
+    """FG-HT: ``x <- H_s(x - eta * grad F(x))``."""
+    W = _dense(W)
+    x = _start(W.shape[1], s, x0)
+    xs = [x.copy()]
+    for _ in range(n_iter):
+        x = hard_threshold_ref(x - eta * grad(W, y, x, loss), s)
+        xs.append(x.copy())
+    return {"x": xs}
+
+
+def grasp_squares(W, y, s, n_iter, x0=None):
+    """GraSP for least squares: exact restricted least squares on ``T``."""
+    W = _dense(W)
+    d = W.shape[1]
+    x = _start(d, s, x0)
+    out = {"x": [x.copy()], "Z": [], "T": [], "b": []}
+    for _ in range(n_iter):
+        g = grad(W, y, x, "squares")
+        Z, T = _support_pursuit(g, x, s)
+        b = np.zeros(d)
+        b[T] = np.linalg.lstsq(W[:, T], y, rcond=None)[0]
+        x = hard_threshold_ref(b, s)
+        out["x"].append(x.copy())
+        out["Z"].append(Z)
+        out["T"].append(T)
+        out["b"].append(b)
+    return out
+
+
+def grasp_logistic_subproblem(W, y, T, z0):
+    """Minimise the logistic objective over the coordinates ``T`` (BFGS, tight tolerance)."""
+    WT = _dense(W)[:, T]
+    n = WT.shape[0]
+
+    def fun(z):
+        a = WT @ z
+        return float(np.mean(np.logaddexp(0.0, -y * a))), WT.T @ dl(a, y, "logistic") / n
+
+    res = scipy.optimize.minimize(fun, z0, jac=True, method="BFGS",
+                                  options={"gtol": 1e-12, "maxiter": 2000})
+    return res.x
+
+
+def sght(W, y, loss, s, eta, n_iter, batch, random_state, x0=None):
+    """SG-HT: ``n_steps`` mini-batch steps, each followed by ``H_s``."""
+    W = _dense(W)
+    n, d = W.shape
+    rng = np.random.default_rng(random_state)
+    n_steps = max(1, n // batch)
+    x = _start(d, s, x0)
+    xs = [x.copy()]
+    for _ in range(n_iter):
+        idx = rng.integers(0, n, size=n_steps * batch)
+        z = x.copy()
+        for j in range(n_steps):
+            rows = idx[j * batch : (j + 1) * batch]
+            Wb = W[rows]
+            gb = Wb.T @ dl(Wb @ z, y[rows], loss) / batch
+            z = hard_threshold_ref(z - eta * gb, s)
+        x = z
+        xs.append(x.copy())
+    return {"x": xs}
+
+
+def svrght(W, y, loss, s, eta, n_iter, J, random_state, x0=None):
+    """SVRGHT: SVRG epochs with ``H_s`` after every inner step; the new snapshot is ``z^J``."""
+    W = _dense(W)
+    n, d = W.shape
+    rng = np.random.default_rng(random_state)
+    x = _start(d, s, x0)
+    xs = [x.copy()]
+    for _ in range(n_iter):
+        g = grad(W, y, x, loss)
+        idx = rng.integers(0, n, size=J)
+        x_snap = x.copy()
+        z = x.copy()
+        for i in idx:
+            w = W[i]
+            c = dl(w @ z, y[i], loss) - dl(w @ x_snap, y[i], loss)
+            z = hard_threshold_ref(z - eta * (c * w + g), s)
+        x = z
+        xs.append(x.copy())
+    return {"x": xs}
+
+
+def svrgsp(W, y, loss, s, eta, n_iter, J, m, random_state, inner="restricted", plus=False,
+           x0=None):
+    """SVRGSP / SVRGSP+ (Algorithm 1 with Algorithm 2 as the sub-problem solver).
+
+    ``inner="restricted"``: ``z`` lives on ``T`` (``H_|T|`` of SVRGSP+ keeps everything).
+    ``inner="full"``: ``z`` lives on all ``d`` coordinates; SVRGSP+ applies
+    ``z <- H_|T|(z)`` after step ``j`` whenever ``(j + 1) % ceil(J / m) == 0``; at the end
+    ``b = z`` zeroed outside ``T``.
+    """
+    W = _dense(W)
+    n, d = W.shape
+    rng = np.random.default_rng(random_state)
+    every = math.ceil(J / m)
+    x = _start(d, s, x0)
+    out = {"x": [x.copy()], "Z": [], "T": [], "b": []}
+    for _ in range(n_iter):
+        g = grad(W, y, x, loss)
+        Z, T = _support_pursuit(g, x, s)
+        idx = rng.integers(0, n, size=J)
+        b = np.zeros(d)
+        if inner == "restricted":
+            WT = W[:, T]
+            z = x[T].copy()
+            for j, i in enumerate(idx):
+                c = dl(WT[i] @ z, y[i], loss) - dl(W[i] @ x, y[i], loss)
+                z = z - eta * (c * WT[i] + g[T])
+                if plus and (j + 1) % every == 0:
+                    z = hard_threshold_ref(z, len(T))  # keeps all |T| coordinates
+            b[T] = z
+        else:
+            z = x.copy()
+            for j, i in enumerate(idx):
+                w = W[i]
+                c = dl(w @ z, y[i], loss) - dl(w @ x, y[i], loss)
+                z = z - eta * (c * w + g)
+                if plus and (j + 1) % every == 0:
+                    z = hard_threshold_ref(z, len(T))
+            b[T] = z[T]
+        x = hard_threshold_ref(b, s)
+        out["x"].append(x.copy())
+        out["Z"].append(Z)
+        out["T"].append(T)
+        out["b"].append(b)
+    return out
+
+
+def run(method, W, y, loss, *, s, eta, n_iter, J=None, m=None, batch=None,
+        random_state=None, inner="restricted", x0=None):
+    """Dispatch by package method name (grasp: least squares only)."""
+    if method == "fght":
+        return fght(W, y, loss, s, eta, n_iter, x0=x0)
+    if method == "grasp":
+        if loss != "squares":
+            raise ValueError("the reference GraSP iteration is for least squares only")
+        return grasp_squares(W, y, s, n_iter, x0=x0)
+    if method == "sght":
+        return sght(W, y, loss, s, eta, n_iter, batch, random_state, x0=x0)
+    if method == "svrght":
+        return svrght(W, y, loss, s, eta, n_iter, J, random_state, x0=x0)
+    if method in ("svrgsp", "svrgsp+"):
+        return svrgsp(W, y, loss, s, eta, n_iter, J, m, random_state, inner=inner,
+                      plus=method == "svrgsp+", x0=x0)
+    raise ValueError(f"unknown method {method!r}")
