@@ -7,6 +7,7 @@ fixed point), and the documented random-index protocol.
 
 from __future__ import annotations
 
+import inspect
 import math
 import os
 import sys
@@ -20,6 +21,10 @@ from rgrasp_viz.problems import Problem, make_classification, make_regression
 
 sys.path.insert(0, os.path.dirname(__file__))
 import reference as ref  # noqa: E402
+
+# tol=0 must mean "run max_iter iterations": disable the objective-stagnation stop when
+# this version of solve has one
+NO_FTOL = {"ftol": 0.0} if "ftol" in inspect.signature(rv.solve).parameters else {}
 
 N, D, S = 60, 40, 5
 J_DEFAULT, M_DEFAULT = 150, 4  # ceil(150/4) = 38: only floor(150/38) = 3 inner H_|T|
@@ -84,7 +89,8 @@ def _expected_thresholds_per_iter(method, J, m, n_steps):
 def _solve(prob, method, inner, eta, seed, J=J_DEFAULT, m=M_DEFAULT, max_iter=MAX_ITER,
            x0=None):
     return rv.solve(prob, method=method, s=S, eta=eta, J=J, m=m, max_iter=max_iter, tol=0,
-                    random_state=seed, warn=False, inner=inner, batch_size=BATCH, x0=x0)
+                    random_state=seed, inner=inner, batch_size=BATCH, x0=x0, warn=False,
+                    **NO_FTOL)
 
 
 @pytest.mark.parametrize("method, inner, loss, sparse", _params())
@@ -183,7 +189,8 @@ def test_grasp_logistic_subproblem(sparse):
     """Each GraSP-logistic iteration: T from x^{t-1}; b minimises F on T; x^t = H_s(b)."""
     W, y = _data("logistic", seed=5, n=200)
     prob = _problem(W, y, "logistic", sparse)
-    res = rv.solve(prob, method="grasp", s=S, max_iter=3, tol=0, warn=False, random_state=0)
+    res = rv.solve(prob, method="grasp", s=S, max_iter=3, tol=0, random_state=0, warn=False,
+                   **NO_FTOL)
     tr = res.trace
     assert res.status in (0, 1), res.message
     for t in range(1, res.nit + 1):
@@ -214,7 +221,7 @@ def test_grasp_logistic_fixed_point(sparse):
     """
     W, y = _data("logistic", seed=6, n=200)
     prob = _problem(W, y, "logistic", sparse)
-    res = rv.solve(prob, method="grasp", s=S, max_iter=50, tol=1e-12, warn=False)
+    res = rv.solve(prob, method="grasp", s=S, max_iter=50, tol=1e-12, warn=False, **NO_FTOL)
     assert res.status == 0, res.message
     x = res.x
     supp = np.flatnonzero(x)
@@ -224,7 +231,7 @@ def test_grasp_logistic_fixed_point(sparse):
     assert np.all(np.isin(supp, T))
     np.testing.assert_allclose(x, ref.hard_threshold_ref(b, S), atol=0, rtol=0)
     assert np.max(np.abs(ref.grad(W, y, b, "logistic")[T])) < 1e-6
-    again = rv.solve(prob, method="grasp", s=S, max_iter=1, tol=0, warn=False, x0=x)
+    again = rv.solve(prob, method="grasp", s=S, max_iter=1, tol=0, x0=x, warn=False, **NO_FTOL)
     np.testing.assert_allclose(again.x, x, atol=1e-6, rtol=0)
 
 
@@ -257,3 +264,29 @@ def test_iterates_match_reference_with_ties(method, inner, sparse):
         for t in range(1, res.nit + 1):
             np.testing.assert_array_equal(res.trace.Z(t), out["Z"][t - 1])
             np.testing.assert_array_equal(res.trace.T(t), out["T"][t - 1])
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("method, inner", [c for c in CASES if c[0] not in ("fght", "grasp")])
+def test_last_inner_checkpoint_is_the_epoch_result(method, inner, sparse):
+    """With record_iterates, the snapshot after the last inner step is x^t (SG-HT, SVRGHT)
+    or b^t on T (SVRGSP(+); zero off T in the restricted reading)."""
+    W, y = _data("squares", seed=3)
+    prob = _problem(W, y, "squares", sparse)
+    res = rv.solve(prob, method=method, s=S, eta=_eta(method, W), J=120, m=6, max_iter=3,
+                   tol=0, random_state=3, inner=inner, batch_size=6, record_every=10,
+                   record_iterates=True, warn=False, **NO_FTOL)
+    tr = res.trace
+    for t in range(1, res.nit + 1):
+        sel = np.flatnonzero(tr.ck_iter == t)
+        assert tr.ck_step[sel].tolist() == list(range(10, 10 * len(sel) + 1, 10))
+        last = tr.ck_x[sel[-1]]
+        if method in ("sght", "svrght"):
+            np.testing.assert_array_equal(last, tr.x(t))
+        else:
+            T = tr.T(t)
+            np.testing.assert_array_equal(last[T], tr.b(t)[T])
+            if inner == "restricted":
+                assert not np.any(np.delete(last, T))
+        np.testing.assert_allclose(tr.ck_objective[sel],
+                                   [prob.objective(z) for z in tr.ck_x[sel]], rtol=1e-13)

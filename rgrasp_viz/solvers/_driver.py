@@ -154,7 +154,8 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=6, max_iter=
         Also store a copy of the iterate at every checkpoint (for step-by-step replay on
         classroom sizes).
     record : bool, default True
-        Record thresholding events (False only to measure recording overhead).
+        Record inner thresholding events and checkpoints (False only to measure the
+        recording overhead; per-iteration rows are always recorded).
     max_events : int, default 1_000_000
         Cap on stored thresholding events; beyond it per-iteration counts stay exact and
         ``trace.meta["events_truncated"]`` is set.
@@ -216,7 +217,8 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=6, max_iter=
                      record_iterates)
     if method in STOCHASTIC:
         _warmup(prob.is_sparse)
-    ws = Workspace(d, steps, record_every if method in STOCHASTIC else 0)
+    # record=False switches off inner recording entirely (events and checkpoints)
+    ws = Workspace(d, steps, record_every if (method in STOCHASTIC and record) else 0)
     impl = METHODS[method](prob, params, ws)
 
     builder = TraceBuilder(d, prob.x_true, record_iterates, max_events)

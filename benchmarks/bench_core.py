@@ -1,0 +1,196 @@
+"""Solver-core benchmarks on the paper's setting 1 (prints Markdown tables).
+
+(a) passes and solver seconds to relative estimation error 1e-2 and the error each method
+    settles at, next to scikit-learn's OrthogonalMatchingPursuit (optional dependency);
+(b) SVRGHT epoch time / one NumPy full gradient;
+(c) trace overhead: recording on vs off;
+(d) first solve in a fresh process with a cold and with a warm Numba cache;
+(e) classroom size: one full solve;
+(f) SVRGSP(+) inner readings: z on T ("restricted") vs z on all d coordinates ("full").
+
+Usage: ``python benchmarks/bench_core.py [--repeats 3] [--quick]``.  Medians over repeats
+(different seeds for the stochastic index sequence, same data); ratios are taken against
+baselines measured in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+import numpy as np
+from _util import median_time, table
+
+import rgrasp_viz as rv
+from rgrasp_viz.solvers.methods import SVRGHT
+
+warnings.simplefilter("ignore", rv.ConvergenceWarning)
+
+METHODS = ("fght", "grasp", "sght", "svrght", "svrgsp", "svrgsp+")
+BUDGET = {"fght": 120, "grasp": 12, "sght": 60, "svrght": 40, "svrgsp": 30, "svrgsp+": 30}
+TARGET = 1e-2
+
+
+def first_reach(trace, target=TARGET):
+    """(passes, seconds) at the first iteration with rel_error <= target (NaN if never)."""
+    hit = np.flatnonzero(trace.rel_error <= target)
+    if not len(hit):
+        return float("nan"), float("nan")
+    return float(trace.passes[hit[0]]), float(trace.time[hit[0]])
+
+
+def bench_a(prob, s, repeats, methods=METHODS, **kw):
+    rows = []
+    for m in methods:
+        passes, secs, settle, thr = [], [], [], []
+        for r in range(repeats if m not in ("fght", "grasp") else 1):
+            res = rv.solve(prob, method=m, s=s, random_state=r, tol=0, ftol=0,
+                           max_iter=BUDGET[m], **kw)
+            p, t = first_reach(res.trace)
+            passes.append(p)
+            secs.append(t)
+            settle.append(float(np.median(res.trace.rel_error[-5:])))
+            hit = np.flatnonzero(res.trace.rel_error <= TARGET)
+            thr.append(int(res.trace.n_thresholds[hit[0]]) if len(hit) else -1)
+        rows.append({"method": m, "passes": statistics.median(passes),
+                     "seconds": statistics.median(secs), "settled": statistics.median(settle),
+                     "thresholds": int(statistics.median(thr))})
+    return rows
+
+
+def bench_omp(prob, s, repeats):
+    try:
+        from sklearn.linear_model import OrthogonalMatchingPursuit
+    except ImportError:
+        return None
+    omp = OrthogonalMatchingPursuit(n_nonzero_coefs=s, fit_intercept=False)
+    secs, est = median_time(lambda: omp.fit(prob.W, prob.y), repeats)
+    return {"method": "OMP (sklearn)", "passes": float("nan"), "seconds": secs,
+            "settled": prob.rel_error(est.coef_), "thresholds": 0}
+
+
+def bench_b(prob, s, repeats):
+    W, y, n = prob.W, prob.y, prob.n
+    x = rv.solve(prob, method="fght", s=s, max_iter=3, warn=False).x
+    grad_t, _ = median_time(lambda: W.T @ (W @ x - y) / n, max(repeats, 7))
+    res = rv.solve(prob, method="svrght", s=s, max_iter=1, warn=False)
+    impl = SVRGHT(prob, res.trace.meta | {"record": True, "record_iterates": False},
+                  _workspace(prob, res.trace.meta))
+    epoch_t, _ = median_time(lambda: impl.step(x, np.random.default_rng(0)), repeats)
+    return [{"what": "NumPy full gradient W^T(Wx - y)/n", "seconds": grad_t, "ratio": 1.0},
+            {"what": f"SVRGHT epoch (J = 2n = {2 * n} steps, H_s each)", "seconds": epoch_t,
+             "ratio": epoch_t / grad_t}]
+
+
+def _workspace(prob, meta):
+    from rgrasp_viz.solvers._common import Workspace
+
+    return Workspace(prob.d, meta["J"], meta["record_every"])
+
+
+def bench_c(prob, s, repeats):
+    rows = []
+    for m in ("svrght", "svrgsp+"):
+        t_on, t_off = [], []
+        for r in range(repeats):
+            kw = dict(s=s, random_state=r, tol=0, ftol=0, max_iter=5)
+            t_on.append(rv.solve(prob, method=m, **kw).time)
+            t_off.append(rv.solve(prob, method=m, record=False, **kw).time)
+        on, off = statistics.median(t_on), statistics.median(t_off)
+        rows.append({"method": m, "on": on, "off": off, "overhead": 100 * (on / off - 1)})
+    return rows
+
+
+_FIRST = """
+import time; t0 = time.perf_counter()
+import rgrasp_viz as rv
+prob = rv.make_regression("classroom", random_state=0)
+res = rv.solve(prob, method="svrgsp+", random_state=0)
+print(time.perf_counter() - t0)
+"""
+
+
+def bench_d():
+    rows = []
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        for label in ("cold cache", "warm cache", "warm cache (again)"):
+            out = subprocess.run([sys.executable, "-c", _FIRST], env=env, check=True,
+                                 capture_output=True, text=True).stdout
+            rows.append({"what": label, "seconds": float(out.strip().splitlines()[-1])})
+    return rows
+
+
+def bench_e(repeats):
+    prob = rv.make_regression("classroom", random_state=0)
+    rows = []
+    for m in METHODS:
+        rv.solve(prob, method=m, random_state=0)  # warm
+        solver, wall = [], []
+        for r in range(max(repeats, 5)):
+            t0 = time.perf_counter()
+            res = rv.solve(prob, method=m, random_state=r)
+            wall.append(time.perf_counter() - t0)
+            solver.append(res.time)
+        rows.append({"method": m, "solver_ms": 1e3 * statistics.median(solver),
+                     "wall_ms": 1e3 * statistics.median(wall), "iterations": res.nit,
+                     "rel_error": res.rel_error})
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="classroom data instead of setting 1")
+    args = ap.parse_args(argv)
+    prob = rv.make_regression("classroom" if args.quick else 1, random_state=0)
+    s = round(1.2 * np.count_nonzero(prob.x_true))
+    rv.solve(prob, method="svrgsp+", s=s, max_iter=1, warn=False)  # JIT warm-up
+    print(f"# rgrasp_viz core benchmarks\n\n{prob}, s = {s}, repeats = {args.repeats}\n")
+
+    rows = bench_a(prob, s, args.repeats)
+    omp = bench_omp(prob, s, args.repeats)
+    ref = omp["seconds"] if omp else float("nan")
+    if omp:
+        rows.append(omp)
+    for r in rows:
+        r["vs_omp"] = r["seconds"] / ref
+    print(table(rows, [("method", "method", ""), ("passes", "passes to 1e-2", ".1f"),
+                       ("seconds", "seconds to 1e-2", ".3f"), ("vs_omp", "time / OMP", ".2f"),
+                       ("thresholds", "H ops to 1e-2", "d"),
+                       ("settled", "settled rel. error", ".2e")],
+                "(a) setting 1: to relative error 1e-2" + ("" if omp else " (sklearn missing)")))
+
+    print(table(bench_b(prob, s, args.repeats),
+                [("what", "what", ""), ("seconds", "median s", ".4f"),
+                 ("ratio", "x full gradient", ".1f")], "(b) SVRGHT epoch vs full gradient"))
+    print(table(bench_c(prob, s, args.repeats),
+                [("method", "method", ""), ("on", "solver s, recording on", ".3f"),
+                 ("off", "recording off", ".3f"), ("overhead", "overhead %", ".1f")],
+                "(c) trace overhead (5 epochs)"))
+    print(table(bench_d(), [("what", "first solve in a new process", ""),
+                            ("seconds", "seconds (import + data + solve)", ".2f")],
+                "(d) Numba cache"))
+    print(table(bench_e(args.repeats),
+                [("method", "method", ""), ("solver_ms", "solver ms", ".2f"),
+                 ("wall_ms", "wall ms (whole solve() call)", ".2f"),
+                 ("iterations", "iterations", "d"), ("rel_error", "rel. error", ".2e")],
+                "(e) classroom (n=500, d=1000, s*=20, s=24): one full solve, default settings"))
+    rows = []
+    for inner in ("restricted", "full"):
+        for r in bench_a(prob, s, args.repeats, methods=("svrgsp", "svrgsp+"), inner=inner):
+            rows.append(r | {"inner": inner})
+    print(table(rows, [("inner", "inner", ""), ("method", "method", ""),
+                       ("passes", "passes to 1e-2", ".1f"), ("seconds", "seconds to 1e-2", ".3f"),
+                       ("settled", "settled rel. error", ".2e")],
+                "(f) Algorithm 2's iterate on T vs on all d coordinates"))
+
+
+if __name__ == "__main__":
+    main()
