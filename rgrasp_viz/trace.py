@@ -32,6 +32,8 @@ trace bookkeeping.
 from __future__ import annotations
 
 import json
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -251,7 +253,8 @@ class Trace:
         try:
             with np.load(Path(path), allow_pickle=False) as f:
                 arrays = {k: f[k] for k in f.files}
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, EOFError, KeyError, NotImplementedError,
+                zipfile.BadZipFile, zlib.error) as exc:
             raise ValueError(f"{path!s} is not a readable rgrasp_viz trace: {exc}") from exc
         if "__meta__" not in arrays:
             raise ValueError(f"{path!s} is not an rgrasp_viz trace (no metadata)")

@@ -64,13 +64,13 @@ def _seed_repr(random_state):
     return type(random_state).__name__
 
 
-def _warmup(sparse):
-    """Compile (or load from Numba's cache) the kernels this run needs, outside any timing."""
-    key = ("warm", sparse)
+def _warmup(method, sparse, inner):
+    """Compile (or load from Numba's on-disk cache) the kernels ``method`` needs, on a tiny
+    problem, so that compilation never counts as solver time."""
+    key = (method, sparse, inner)
     if key in _WARM:
         return
     from ..problems import Problem
-    from .methods import SGHT, SVRGHT, SVRGSPPlus
 
     rng = np.random.default_rng(0)
     W = rng.standard_normal((8, 12))
@@ -78,15 +78,10 @@ def _warmup(sparse):
         import scipy.sparse as sp
 
         W = sp.csr_matrix(W)
-    labels = np.where(rng.standard_normal(8) > 0, 1.0, -1.0)
-    for loss, y in (("squares", rng.standard_normal(8)), ("logistic", labels)):
-        prob = Problem(W, y, loss=loss)
-        params = _params(prob, "svrgsp+", 2, 0.01, 8, 2, "restricted", 2, 4, True, True)
-        ws = Workspace(prob.d, 8, 4)
-        for cls in (SGHT, SVRGHT, SVRGSPPlus):
-            cls(prob, params, ws).step(np.zeros(prob.d), np.random.default_rng(0))
-        params["inner"] = "full"
-        SVRGSPPlus(prob, params, ws).step(np.zeros(prob.d), np.random.default_rng(0))
+    prob = Problem(W, rng.standard_normal(8))
+    params = _params(prob, method, 2, 0.01, 8, 2, inner, 2, 4, True, True)
+    ws = Workspace(prob.d, 8, 4)
+    METHODS[method](prob, params, ws).step(np.zeros(prob.d), np.random.default_rng(0))
     _WARM.add(key)
 
 
@@ -100,7 +95,7 @@ def _params(problem, method, s, eta, J, m, inner, batch_size, record_every, reco
             "record_iterates": bool(record_iterates), "sub_maxiter": 500}
 
 
-def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=6, max_iter=None,
+def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, max_iter=None,
           tol=1e-7, ftol=1e-6, x0=None, random_state=None, callback=None, inner="restricted",
           batch_size=None, record_every=None, record_iterates=False, record=True,
           max_events=1_000_000, loss=None, x_true=None, warn=True):
@@ -121,9 +116,10 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=6, max_iter=
         smoothness from row/column norms, never the global Lipschitz constant).
     J : int, optional
         Inner steps per epoch for SVRGHT/SVRGSP/SVRGSP+ (default ``2n``).
-    m : int, default 6
-        SVRGSP+: number of ``H_|T|`` thresholdings per epoch (every ``ceil(J/m)`` steps);
-        ``1 <= m <= J``.
+    m : int, optional
+        SVRGSP+: ``H_|T|`` is applied every ``ceil(J/m)`` inner steps, i.e.
+        ``floor(J / ceil(J/m))`` times per epoch (``m`` times when ``m`` divides ``J``);
+        ``1 <= m <= J``.  Default ``min(6, J)`` (the paper's ``m = 6``).
     max_iter : int, optional
         Maximum outer iterations (one full-gradient iteration, one SVRG epoch, or one pass of
         SG-HT).  Default 300 for FG-HT, 50 otherwise.
@@ -182,7 +178,7 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=6, max_iter=
     if inner not in ("restricted", "full"):
         raise ValueError(f"inner must be 'restricted' or 'full', got {inner!r}")
     J = 2 * n if J is None else _check_int("J", J, 1)
-    m = _check_int("m", m, 1)
+    m = min(6, J) if m is None else _check_int("m", m, 1)
     if m > J:
         raise ValueError(f"m must be <= J (got m={m}, J={J})")
     batch_size = (max(1, round(math.sqrt(n))) if batch_size is None
@@ -205,18 +201,25 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=6, max_iter=
     if x0 is None:
         x = np.zeros(d)
     else:
-        x0 = np.asarray(x0, dtype=np.float64)
+        x0 = np.asarray(x0)
+        if x0.dtype.kind not in "biuf":
+            raise TypeError(f"x0 must be a real numeric array, got dtype {x0.dtype}")
+        x0 = x0.astype(np.float64)
         if x0.shape != (d,):
             raise ValueError(f"x0 must have shape ({d},), got {x0.shape}")
         if not np.all(np.isfinite(x0)):
             raise ValueError("x0 contains NaN or inf")
         x = K.hard_threshold(x0, s)
-    rng = np.random.default_rng(random_state)
+    try:
+        rng = np.random.default_rng(random_state)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"random_state must be None, a non-negative int or a "
+                        f"numpy.random.Generator, got {random_state!r}") from exc
 
     params = _params(prob, method, s, eta, J, m, inner, batch_size, record_every, record,
                      record_iterates)
     if method in STOCHASTIC:
-        _warmup(prob.is_sparse)
+        _warmup(method, prob.is_sparse, inner)
     # record=False switches off inner recording entirely (events and checkpoints)
     ws = Workspace(d, steps, record_every if (method in STOCHASTIC and record) else 0)
     impl = METHODS[method](prob, params, ws)
