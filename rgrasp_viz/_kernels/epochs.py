@@ -66,6 +66,32 @@ def _threshold_event(z, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf, tr
 
 
 @njit(cache=True)
+def _after_step(j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf,
+                ev_step, ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec,
+                acc, cnt):
+    """End of inner step ``j`` (0-based): thresholding event and checkpoint, if due.
+
+    Returns the updated ``(n_prev, n_ev, n_rec, acc, cnt)``.
+    """
+    if thr_every > 0 and (j + 1) % thr_every == 0:
+        n_prev, e_in, e_out = _threshold_event(z, s_keep, keep_idx, prev_idx, n_prev,
+                                               cand, mags, vbuf, track)
+        if track:
+            ev_step[n_ev] = j + 1
+            ev_in[n_ev] = e_in
+            ev_out[n_ev] = e_out
+        n_ev += 1
+    if rec_every > 0 and (j + 1) % rec_every == 0:
+        rec_loss[n_rec] = acc / cnt
+        acc = 0.0
+        cnt = 0
+        if snaps.shape[0] > 0:
+            snaps[n_rec, :] = z
+        n_rec += 1
+    return n_prev, n_ev, n_rec, acc, cnt
+
+
+@njit(cache=True)
 def svrg_epoch_dense(X, y, loss, z, g, snap_margins, idx, eta, thr_every, s_keep,
                      keep_idx, prev_idx, n_prev, cand, mags, vbuf,
                      ev_step, ev_in, ev_out, track, rec_every, rec_loss, snaps):
@@ -93,21 +119,9 @@ def svrg_epoch_dense(X, y, loss, z, g, snap_margins, idx, eta, thr_every, s_keep
         c = dloss(a, yi, loss) - dloss(snap_margins[i], yi, loss)
         for k in range(p):
             z[k] -= eta * (c * X[i, k] + g[k])
-        if thr_every > 0 and (j + 1) % thr_every == 0:
-            n_prev, e_in, e_out = _threshold_event(z, s_keep, keep_idx, prev_idx, n_prev,
-                                                   cand, mags, vbuf, track)
-            if track:
-                ev_step[n_ev] = j + 1
-                ev_in[n_ev] = e_in
-                ev_out[n_ev] = e_out
-            n_ev += 1
-        if rec_every > 0 and (j + 1) % rec_every == 0:
-            rec_loss[n_rec] = acc / cnt
-            acc = 0.0
-            cnt = 0
-            if snaps.shape[0] > 0:
-                snaps[n_rec, :] = z
-            n_rec += 1
+        n_prev, n_ev, n_rec, acc, cnt = _after_step(
+            j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf, ev_step,
+            ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec, acc, cnt)
     return idx.shape[0], n_ev, n_rec, n_prev, 0
 
 
@@ -136,21 +150,9 @@ def svrg_epoch_csr(data, indices, indptr, y, loss, z, g, snap_margins, idx, eta,
             z[indices[q]] -= eta * c * data[q]
         for k in range(p):
             z[k] -= eta * g[k]
-        if thr_every > 0 and (j + 1) % thr_every == 0:
-            n_prev, e_in, e_out = _threshold_event(z, s_keep, keep_idx, prev_idx, n_prev,
-                                                   cand, mags, vbuf, track)
-            if track:
-                ev_step[n_ev] = j + 1
-                ev_in[n_ev] = e_in
-                ev_out[n_ev] = e_out
-            n_ev += 1
-        if rec_every > 0 and (j + 1) % rec_every == 0:
-            rec_loss[n_rec] = acc / cnt
-            acc = 0.0
-            cnt = 0
-            if snaps.shape[0] > 0:
-                snaps[n_rec, :] = z
-            n_rec += 1
+        n_prev, n_ev, n_rec, acc, cnt = _after_step(
+            j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf, ev_step,
+            ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec, acc, cnt)
     return idx.shape[0], n_ev, n_rec, n_prev, 0
 
 
@@ -186,20 +188,10 @@ def sg_epoch_dense(X, y, loss, z, idx, batch, eta, s_keep, gbuf,
         scale = eta / batch
         for k in range(p):
             z[k] -= scale * gbuf[k]
-        n_prev, e_in, e_out = _threshold_event(z, s_keep, keep_idx, prev_idx, n_prev,
-                                               cand, mags, vbuf, track)
-        if track:
-            ev_step[n_ev] = j + 1
-            ev_in[n_ev] = e_in
-            ev_out[n_ev] = e_out
-        n_ev += 1
-        if rec_every > 0 and (j + 1) % rec_every == 0:
-            rec_loss[n_rec] = acc / cnt
-            acc = 0.0
-            cnt = 0
-            if snaps.shape[0] > 0:
-                snaps[n_rec, :] = z
-            n_rec += 1
+        # SG-HT thresholds after every step (thr_every = 1)
+        n_prev, n_ev, n_rec, acc, cnt = _after_step(
+            j, z, 1, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf, ev_step,
+            ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec, acc, cnt)
     return n_steps, n_ev, n_rec, n_prev, 0
 
 
@@ -230,18 +222,8 @@ def sg_epoch_csr(data, indices, indptr, y, loss, z, idx, batch, eta, s_keep, gbu
         scale = eta / batch
         for k in range(z.shape[0]):
             z[k] -= scale * gbuf[k]
-        n_prev, e_in, e_out = _threshold_event(z, s_keep, keep_idx, prev_idx, n_prev,
-                                               cand, mags, vbuf, track)
-        if track:
-            ev_step[n_ev] = j + 1
-            ev_in[n_ev] = e_in
-            ev_out[n_ev] = e_out
-        n_ev += 1
-        if rec_every > 0 and (j + 1) % rec_every == 0:
-            rec_loss[n_rec] = acc / cnt
-            acc = 0.0
-            cnt = 0
-            if snaps.shape[0] > 0:
-                snaps[n_rec, :] = z
-            n_rec += 1
+        # SG-HT thresholds after every step (thr_every = 1)
+        n_prev, n_ev, n_rec, acc, cnt = _after_step(
+            j, z, 1, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf, ev_step,
+            ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec, acc, cnt)
     return n_steps, n_ev, n_rec, n_prev, 0
