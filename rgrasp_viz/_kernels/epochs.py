@@ -92,20 +92,16 @@ def _after_step(j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags,
 
 
 @njit(cache=True)
-def svrg_epoch_dense(X, cols, y, loss, z, g, snap_margins, idx, eta, thr_every, s_keep,
+def svrg_epoch_dense(X, y, loss, z, g, snap_margins, idx, eta, thr_every, s_keep,
                      keep_idx, prev_idx, n_prev, cand, mags, vbuf,
                      ev_step, ev_in, ev_out, track, rec_every, rec_loss, snaps):
-    """SVRG inner loop (Algorithm 2 / SVRGHT) on a dense C-contiguous ``X``.
+    """SVRG inner loop (Algorithm 2 / SVRGHT) on a dense C-contiguous ``X`` (n x p).
 
     ``z <- z - eta * (grad f_i(z) - grad f_i(z~) + g)`` for ``i`` in ``idx``; when
     ``thr_every > 0``, ``z <- H_{s_keep}(z)`` after every ``thr_every``-th step.
     ``grad f_i(z~)`` is rebuilt from the stored snapshot margins ``snap_margins[i]``.
-    Working coordinate ``k`` is column ``cols[k]`` of ``X`` (so the restricted reading reads
-    ``W[:, T]`` in place instead of copying it every epoch), or column ``k`` when ``cols``
-    is empty.
     """
     p = z.shape[0]
-    use_cols = cols.shape[0] > 0
     n_ev = 0
     n_rec = 0
     acc = 0.0
@@ -113,24 +109,16 @@ def svrg_epoch_dense(X, cols, y, loss, z, g, snap_margins, idx, eta, thr_every, 
     for j in range(idx.shape[0]):
         i = idx[j]
         a = 0.0
-        if use_cols:
-            for k in range(p):
-                a += X[i, cols[k]] * z[k]
-        else:
-            for k in range(p):
-                a += X[i, k] * z[k]
+        for k in range(p):
+            a += X[i, k] * z[k]
         if not abs(a) < _HUGE:
             return j, n_ev, n_rec, n_prev, 1
         yi = y[i]
         acc += sample_loss(a, yi, loss)
         cnt += 1
         c = dloss(a, yi, loss) - dloss(snap_margins[i], yi, loss)
-        if use_cols:
-            for k in range(p):
-                z[k] -= eta * (c * X[i, cols[k]] + g[k])
-        else:
-            for k in range(p):
-                z[k] -= eta * (c * X[i, k] + g[k])
+        for k in range(p):
+            z[k] -= eta * (c * X[i, k] + g[k])
         n_prev, n_ev, n_rec, acc, cnt = _after_step(
             j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf, ev_step,
             ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec, acc, cnt)

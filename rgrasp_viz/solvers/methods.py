@@ -19,7 +19,7 @@ from .. import _kernels as K
 from .. import losses
 from ._common import StepResult, csr_arrays, full_gradient, gather_columns, merge_support
 
-_NO_COLS = np.zeros(0, dtype=np.int64)  # dense kernels: working coordinate k = column k
+_EMPTY_SNAPS = np.zeros((0, 1))
 
 
 def _threshold(v, s):
@@ -126,7 +126,7 @@ class GraSP(_Method):
 class _Stochastic(_Method):
     """Shared plumbing of the epoch kernels."""
 
-    def _svrg_epoch(self, X, z, g, margins, idx, thr_every, s_keep, n_prev, cols=_NO_COLS):
+    def _svrg_epoch(self, X, z, g, margins, idx, thr_every, s_keep, n_prev):
         ws, p = self.ws, self.p
         snaps = ws.snap_buffer(z.shape[0], p["record_iterates"])
         common = (self.problem.y, self.loss_code, z, g, margins, idx, p["eta"], thr_every,
@@ -136,7 +136,7 @@ class _Stochastic(_Method):
         if sp.issparse(X):
             out = K.svrg_epoch_csr(*csr_arrays(X), *common)
         else:
-            out = K.svrg_epoch_dense(X, cols, *common)
+            out = K.svrg_epoch_dense(X, *common)
         steps, n_ev, n_rec, _, status = out
         return int(steps), int(n_ev), int(n_rec), int(status), snaps
 
@@ -228,14 +228,12 @@ class SVRGSP(_Stochastic):
         Z, T = merge_support(g, x, s)
         idx = rng.integers(0, self.n, size=J)
         if p["inner"] == "restricted":
-            # dense data is read in place through the column list T; CSR columns are gathered
-            X, cols = ((gather_columns(self.problem.W, T), _NO_COLS) if self.sparse
-                       else (self.problem.W, T))
+            X = gather_columns(self.problem.W, T)
             z = x[T]
             # every coordinate of the working space is "in" before the first H_|T|
             n_prev = ws.set_prev(np.arange(len(T)))
             steps, n_ev, n_rec, status, snaps = self._svrg_epoch(
-                X, z, g[T], margins, idx, self.thr_every, len(T), n_prev, cols)
+                X, z, g[T], margins, idx, self.thr_every, len(T), n_prev)
             b_T = z
             work_index = T
         else:
