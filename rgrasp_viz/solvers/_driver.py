@@ -10,6 +10,7 @@ import time
 import numpy as np
 
 from .. import _kernels as K
+from .. import losses
 from ..problems import as_problem
 from ..result import SolveResult, warn_max_iter
 from ..trace import TraceBuilder
@@ -226,7 +227,7 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, max_it
 
     builder = TraceBuilder(d, prob.x_true, record_iterates, max_events)
     with np.errstate(over="ignore", invalid="ignore"):
-        F0 = float(prob.objective(x))
+        F0 = _objective(prob, x)
     builder.add_iteration(iteration=0, passes=0.0, time=0.0, objective=F0,
                           rel_error=prob.rel_error(x), x=x, n_thresholds=0)
     passes = solver_time = 0.0
@@ -243,7 +244,7 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, max_it
         passes += out.passes
         n_thr += out.n_thresholds
         with np.errstate(over="ignore", invalid="ignore"):
-            F = float(prob.objective(out.x)) if np.all(np.isfinite(out.x)) else math.inf
+            F = _objective(prob, out.x) if np.all(np.isfinite(out.x)) else math.inf
         _record(builder, impl, prob, t, out, ws)
         builder.add_iteration(
             iteration=t, passes=passes, time=solver_time, objective=F,
@@ -301,6 +302,11 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, max_it
                        rel_error=prob.rel_error(x), method=method)
 
 
+def _objective(prob, x):
+    """F(x) on an iterate the solver produced (already validated: skip Problem's checks)."""
+    return losses.objective(prob.W, prob.y, x, prob.loss)
+
+
 def _record(builder, impl, prob, t, out, ws):
     """Copy one iteration's inner events and checkpoints from the workspace into the trace."""
     if impl.p["record"] and out.n_events:
@@ -323,7 +329,7 @@ def _record(builder, impl, prob, t, out, ws):
                 full[:, out.work_index] = snaps
                 snaps = full
             with np.errstate(over="ignore", invalid="ignore"):
-                objective = [prob.objective(z) for z in snaps]
+                objective = [_objective(prob, z) for z in snaps]
         builder.add_checkpoints(t, steps, ws.rec_loss[:k].copy(), snaps, objective)
 
 
