@@ -19,8 +19,6 @@ from .. import _kernels as K
 from .. import losses
 from ._common import StepResult, csr_arrays, full_gradient, gather_columns, merge_support
 
-_EMPTY_SNAPS = np.zeros((0, 1))
-
 
 def _threshold(v, s):
     """``(H_s(v), kept indices)`` for a dense vector."""
