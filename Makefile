@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test install install-test lint bench clean
+.PHONY: demo test install install-test chromium lint bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -17,10 +17,25 @@ install: $(PY)
 install-test: $(PY)
 	$(PY) -m pip install -e ".[test]"
 
+# The browser tests (tests/test_browser.py) drive the system Chromium with Playwright. When
+# /usr/bin/chromium is missing, install it with apt-get if we can (root); otherwise those tests
+# are skipped with the reason shown (and fail when CI is set). Never `playwright install`.
+chromium:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "Installing Chromium with apt-get for the browser tests"; \
+	    { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; } \
+	      || echo "WARNING: could not install chromium; the browser tests will be skipped"; \
+	  else \
+	    echo "NOTE: no /usr/bin/chromium and no root+apt-get to install it;" \
+	      "the browser tests will look for one on PATH or be skipped"; \
+	  fi; \
+	fi
+
 demo: install
 	$(PY) -m rgrasp_viz demo
 
-test: install-test
+test: install-test chromium
 	$(PY) -m ruff check rgrasp_viz tests benchmarks
 	$(PY) -m pytest
 
