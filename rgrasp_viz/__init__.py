@@ -14,6 +14,7 @@ True
 
 __version__ = "0.1.0"
 
+from . import datasets  # noqa: E402
 from ._kernels import hard_threshold, top_k  # noqa: E402
 from .problems import Problem, as_problem, make_classification, make_regression  # noqa: E402
 from .result import ConvergenceWarning, SolveResult  # noqa: E402
@@ -28,6 +29,7 @@ __all__ = [
     "Trace",
     "__version__",
     "as_problem",
+    "datasets",
     "default_eta",
     "hard_threshold",
     "make_classification",

@@ -1,0 +1,808 @@
+"""Real data: LIBSVM/svmlight files and the two binary data sets of the paper.
+
+:func:`load_svmlight` reads a LIBSVM/svmlight file (plain, ``.bz2`` or ``.gz``) into a
+canonical float64 CSR matrix with scikit-learn's parser (the optional ``data`` extra:
+``pip install "rgrasp_viz[data]"``); a malformed file gives an error naming its line.
+
+:func:`fetch` returns the binary LIBSVM versions of rcv1 and real-sim used in Section 5 of
+Shang et al. (IJCAI 2019) as a logistic :class:`~rgrasp_viz.Problem`:
+
+========== ======================= ========= ==========
+name       file                    n         d
+========== ======================= ========= ==========
+"rcv1"     rcv1_train.binary.bz2      20,242     47,236
+"real-sim" real-sim.bz2               72,309     20,958
+========== ======================= ========= ==========
+
+The compressed file is downloaded once into a cache directory (see :func:`get_data_dir`),
+its SHA-256 checksum is verified (see :data:`DATASETS` for where each expected checksum
+comes from), it is decompressed next to it and loaded. Every file is written to a
+temporary file in the cache directory and renamed into place only once it is complete and
+verified, so an interrupted or failed download never leaves a half-written file behind.
+Without network access, :func:`fetch` says exactly which file to download and where to
+put it.
+
+>>> import rgrasp_viz as rv
+>>> prob = rv.datasets.fetch("rcv1")                     # doctest: +SKIP
+>>> prob.n, prob.d, prob.loss                            # doctest: +SKIP
+(20242, 47236, 'logistic')
+>>> W, y = rv.datasets.fetch("real-sim", return_X_y=True)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import bz2
+import dataclasses
+import gzip
+import hashlib
+import http.client
+import math
+import operator
+import os
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from .problems import Problem
+
+__all__ = [
+    "DATASETS",
+    "ChecksumError",
+    "DatasetUnavailableError",
+    "RemoteDataset",
+    "fetch",
+    "get_data_dir",
+    "load_svmlight",
+]
+
+#: Environment variable naming the cache directory (overridden by ``data_dir=``).
+DATA_DIR_ENV = "RGRASP_VIZ_DATA"
+
+_CHUNK = 1 << 20  # bytes per read when downloading, hashing and decompressing
+_TIMEOUT = 60.0  # seconds without data before a download is abandoned
+
+
+# ---------------------------------------------------------------------------- registry
+
+
+@dataclasses.dataclass(frozen=True)
+class RemoteDataset:
+    """Where a binary-classification LIBSVM file lives and what it must contain.
+
+    Parameters
+    ----------
+    name : str
+        Short name, used as the :class:`~rgrasp_viz.Problem` name.
+    url : str
+        Download address of the (usually ``.bz2``-compressed) file.
+    filename : str
+        File name in the cache directory (the last part of `url`).
+    n_samples, n_features : int
+        Expected shape of the design matrix. The file is parsed with
+        ``n_features`` columns and must have exactly ``n_samples`` rows.
+    sha256 : str or None
+        Expected SHA-256 of the downloaded file (hex). ``None`` means that no trustworthy
+        published checksum is known: the file is then accepted on first download only if
+        it decompresses, parses and has the expected shape, and its checksum is recorded
+        in a sidecar file ``<filename>.sha256`` against which later copies are verified
+        ("trust on first use").
+    sha256_source : str
+        Where `sha256` comes from, shown in checksum errors.
+    description : str
+        One line for humans.
+    """
+
+    name: str
+    url: str
+    filename: str
+    n_samples: int
+    n_features: int
+    sha256: str | None = None
+    sha256_source: str = ""
+    description: str = ""
+
+    @property
+    def decompressed_filename(self):
+        """str: `filename` without its ``.bz2``/``.gz`` suffix."""
+        for ext in (".bz2", ".gz"):
+            if self.filename.endswith(ext):
+                return self.filename[: -len(ext)]
+        return self.filename
+
+    @property
+    def shape(self):
+        """tuple of int: ``(n_samples, n_features)``."""
+        return (self.n_samples, self.n_features)
+
+
+_LIBSVM_BINARY = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary/"
+
+#: The data sets of the paper, by name.
+#:
+#: Checksums. The files could not be downloaded while this module was written, so no
+#: checksum here was computed by us:
+#:
+#: * ``real-sim.bz2``: the SHA-256 is the one hard-coded in public code,
+#:   github.com/pratikrathore8/rlaopt-experiments, file
+#:   ``src/rlaopt_experiments/suites/real_erm/data.py`` (commit 37976c08), which
+#:   downloads the same URL and verifies it. It is a single third-party source: if
+#:   LIBSVM re-publishes the file the check fails, and the error says how to override it.
+#: * ``rcv1_train.binary.bz2``: no published checksum was found, so ``sha256`` is ``None``
+#:   (trust on first use, see :class:`RemoteDataset`); the shape check still applies.
+DATASETS = {
+    "rcv1": RemoteDataset(
+        name="rcv1",
+        url=_LIBSVM_BINARY + "rcv1_train.binary.bz2",
+        filename="rcv1_train.binary.bz2",
+        n_samples=20_242,
+        n_features=47_236,
+        sha256=None,
+        sha256_source="none published; recorded on first download",
+        description="rcv1.binary (training part), Reuters news, cosine-normalized TF-IDF",
+    ),
+    "real-sim": RemoteDataset(
+        name="real-sim",
+        url=_LIBSVM_BINARY + "real-sim.bz2",
+        filename="real-sim.bz2",
+        n_samples=72_309,
+        n_features=20_958,
+        sha256="7cd52374f55ce62e803ef33ca1c44689427c23d481eff64026f8ba9f53b8cc27",
+        sha256_source=(
+            "github.com/pratikrathore8/rlaopt-experiments, "
+            "src/rlaopt_experiments/suites/real_erm/data.py"
+        ),
+        description="real-sim, UseNet articles: real vs simulated auto racing/aviation",
+    ),
+}
+_ALIASES = {"rcv1.binary": "rcv1", "rcv1_train": "rcv1", "realsim": "real-sim"}
+
+
+class DatasetUnavailableError(OSError):
+    """A data set is not in the cache and could not be downloaded.
+
+    The message names the file to download, the address to get it from and the path to
+    save it under.
+    """
+
+
+class ChecksumError(ValueError):
+    """A downloaded or cached file does not have the expected SHA-256 checksum."""
+
+
+# ------------------------------------------------------------------------ cache dir
+
+
+def get_data_dir(data_dir=None):
+    """The cache directory for downloaded data sets (not created).
+
+    Parameters
+    ----------
+    data_dir : str or os.PathLike, optional
+        Explicit directory; wins over everything else.
+
+    Returns
+    -------
+    pathlib.Path
+        `data_dir` if given; else the environment variable ``RGRASP_VIZ_DATA`` if set and
+        non-empty; else the platform's user cache directory: ``%LOCALAPPDATA%\\rgrasp_viz``
+        on Windows, ``~/Library/Caches/rgrasp_viz`` on macOS, and
+        ``$XDG_CACHE_HOME/rgrasp_viz`` (default ``~/.cache/rgrasp_viz``) elsewhere.
+        ``~`` is expanded.
+    """
+    if data_dir is not None:
+        return Path(os.fspath(data_dir)).expanduser()
+    env = os.environ.get(DATA_DIR_ENV, "").strip()
+    if env:
+        return Path(env).expanduser()
+    if sys.platform.startswith("win"):
+        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+        return Path(base) / "rgrasp_viz"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "rgrasp_viz"
+    base = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "rgrasp_viz"
+
+
+# ------------------------------------------------------------------------- parsing
+
+
+def _open_maybe_compressed(path):
+    name = str(path)
+    if name.endswith(".bz2"):
+        return bz2.open(path, "rb")
+    if name.endswith(".gz"):
+        return gzip.open(path, "rb")
+    return open(path, "rb")
+
+
+def _sklearn_loader():
+    try:
+        from sklearn.datasets import load_svmlight_file
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise ImportError(
+            "reading LIBSVM/svmlight files needs scikit-learn: "
+            'pip install "rgrasp_viz[data]" (or pip install scikit-learn)'
+        ) from exc
+    return load_svmlight_file
+
+
+def _line_problem(line, zero_based, n_features, state):
+    """Why one line of a svmlight file is malformed, or None.
+
+    Mirrors the grammar scikit-learn accepts (``label [qid:q] index:value ...`` with
+    strictly increasing indices and an optional ``# comment``) and additionally rejects
+    non-finite labels and values. ``state`` collects what is needed to judge indices
+    against `n_features` once the whole file is read (0- vs 1-based for "auto").
+    """
+    line = line.split(b"#", 1)[0]
+    tokens = line.split()
+    if not tokens:
+        return None
+    try:
+        label = float(tokens[0])
+    except ValueError:
+        return f"label {tokens[0]!r} is not a number"
+    if not math.isfinite(label):
+        return f"label {tokens[0]!r} is not finite"
+    rest = tokens[1:]
+    if rest and rest[0].startswith(b"qid:"):
+        try:
+            int(rest[0][4:])
+        except ValueError:
+            return f"query id {rest[0]!r} is not an integer"
+        rest = rest[1:]
+    last = first = -1
+    for tok in rest:
+        idx_s, sep, val_s = tok.partition(b":")
+        if not sep:
+            return f"feature {tok!r} is not of the form index:value"
+        try:
+            idx = int(idx_s)
+        except ValueError:
+            return f"feature index {idx_s!r} in {tok!r} is not an integer"
+        try:
+            val = float(val_s)
+        except ValueError:
+            return f"feature value {val_s!r} in {tok!r} is not a number"
+        lowest = 1 if zero_based is False else 0
+        if idx < lowest:
+            return f"feature index {idx} is invalid (indices start at {lowest})"
+        if idx <= last:
+            return f"feature index {idx} after {last}: indices must be strictly increasing"
+        if not math.isfinite(val):
+            return f"feature value {val_s!r} (index {idx}) is not finite"
+        if first < 0:
+            first = idx
+        last = idx
+    if first == 0:  # indices increase, so only the first one can be 0
+        state["has_zero"] = True
+    if n_features is not None and last >= n_features and state.get("first_ge") is None:
+        state["first_ge"] = (state["lineno"], last)  # too large if the file is 0-based
+    if n_features is not None and last > n_features and state.get("first_gt") is None:
+        state["first_gt"] = (state["lineno"], last)  # too large if the file is 1-based
+    return None
+
+
+def _find_bad_line(path, zero_based, n_features):
+    """``(lineno, reason)`` of the first malformed line of `path`, or None."""
+    state = {}
+    with _open_maybe_compressed(path) as fh:
+        for lineno, line in enumerate(fh, start=1):
+            state["lineno"] = lineno
+            reason = _line_problem(line, zero_based, n_features, state)
+            if reason is not None:
+                return lineno, reason
+    if n_features is not None:
+        one_based = zero_based is False or (zero_based == "auto" and not state.get("has_zero"))
+        hit = state.get("first_gt" if one_based else "first_ge")
+        if hit is not None:
+            lineno, idx = hit
+            top = n_features if one_based else n_features - 1
+            return lineno, (
+                f"feature index {idx} exceeds n_features={n_features} "
+                f"(largest allowed index: {top})"
+            )
+    return None
+
+
+def load_svmlight(path, n_features=None, *, zero_based="auto"):
+    """Read a LIBSVM/svmlight file into a CSR matrix and a label vector.
+
+    Parsing is done by scikit-learn's ``load_svmlight_file`` (the ``data`` extra).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        File name; ``.bz2`` and ``.gz`` files are decompressed on the fly.
+    n_features : int, optional
+        Number of columns. Default: the largest feature index found in the file.
+    zero_based : bool or "auto", default "auto"
+        Whether feature indices start at 0. ``"auto"`` treats the file as 1-based (the
+        LIBSVM convention) unless some index is 0; ``False`` rejects index 0.
+
+    Returns
+    -------
+    W : scipy.sparse.csr_matrix of float64, shape (n, n_features)
+        Canonical CSR (sorted indices, no duplicates), as :class:`~rgrasp_viz.Problem`
+        stores it.
+    y : numpy.ndarray of float64, shape (n,)
+        Labels or targets, unchanged (see :func:`fetch` for binary ±1 labels).
+
+    Raises
+    ------
+    ImportError
+        If scikit-learn is not installed.
+    FileNotFoundError
+        If `path` does not exist.
+    ValueError
+        If the file is malformed: the message starts with ``"<path>:<line>: "`` and says
+        what is wrong with that line (scikit-learn's own errors do not name the line; the
+        file is then re-scanned to find it). Non-finite labels or values count as
+        malformed.
+
+    Examples
+    --------
+    >>> W, y = load_svmlight("rcv1_train.binary.bz2")   # doctest: +SKIP
+    """
+    path = Path(os.fspath(path)).expanduser()
+    if not path.is_file():
+        raise FileNotFoundError(f"no such file: {path}")
+    if n_features is not None:
+        n_features = operator.index(n_features)
+        if n_features < 1:
+            raise ValueError(f"n_features must be a positive integer, got {n_features}")
+    if zero_based not in (True, False, "auto"):
+        raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
+    loader = _sklearn_loader()
+    try:
+        W, y = loader(str(path), n_features=n_features, dtype=np.float64, zero_based=zero_based)
+    except (ValueError, OSError, EOFError, UnicodeError) as exc:
+        raise _located_error(path, zero_based, n_features, exc) from exc
+    if not (np.all(np.isfinite(W.data)) and np.all(np.isfinite(y))):
+        raise _located_error(path, zero_based, n_features, None)
+    W = sp.csr_matrix(W, dtype=np.float64)
+    W.sum_duplicates()  # canonical: sorted indices, no duplicates (a no-op for valid files)
+    return W, np.ascontiguousarray(y, dtype=np.float64)
+
+
+def _located_error(path, zero_based, n_features, exc):
+    detail = f" ({type(exc).__name__}: {exc})" if exc is not None else ""
+    try:
+        bad = _find_bad_line(path, zero_based, n_features)
+    except (OSError, EOFError) as scan_exc:  # e.g. a corrupt .bz2 stream
+        return ValueError(f"{path}: cannot be read as a svmlight file: {scan_exc}")
+    if bad is None:
+        if exc is None:  # pragma: no cover - the scanner checks finiteness too
+            return ValueError(f"{path}: contains non-finite labels or values")
+        return ValueError(f"{path}: cannot be parsed as a svmlight file{detail}")
+    lineno, reason = bad
+    return ValueError(f"{path}:{lineno}: {reason}{detail}")
+
+
+def _as_pm1(y, where):
+    """Binary labels as -1/+1: {-1, 1} unchanged, {0, 1} -> 0 to -1, else smaller -> -1."""
+    values = np.unique(y)
+    if values.size > 2:
+        shown = ", ".join(repr(float(v)) for v in values[:5])
+        raise ValueError(
+            f"{where}: expected two classes for a binary data set, found {values.size} label "
+            f"values ({shown}{', ...' if values.size > 5 else ''}); "
+            "use rgrasp_viz.datasets.load_svmlight for other data"
+        )
+    if np.all(np.isin(values, (-1.0, 1.0))):
+        return y
+    if np.all(np.isin(values, (0.0, 1.0))):
+        return np.where(y == 0.0, -1.0, 1.0)
+    return np.where(y == values[0], -1.0, 1.0)  # two values a < b: a -> -1, b -> +1
+
+
+# ------------------------------------------------------------------------- download
+
+
+class _Progress:
+    """A plain-text progress bar on stderr (``\\r`` updates on a terminal, else lines)."""
+
+    def __init__(self, label, total, enabled, stream=None):
+        self.label = label
+        self.total = total if total and total > 0 else None
+        self.enabled = enabled
+        self.stream = sys.stderr if stream is None else stream
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.start = time.perf_counter()
+        self.last = -math.inf
+        self.next_pct = 0
+        self.done = 0
+        self.shown = 0  # length of the last \r line, to blank out its tail
+
+    def _text(self):
+        mb = self.done / 1e6
+        rate = mb / max(time.perf_counter() - self.start, 1e-9)
+        if self.total is None:
+            return f"{self.label}: {mb:.1f} MB  {rate:.1f} MB/s"
+        pct = 100.0 * self.done / self.total
+        width = 24
+        fill = min(width, int(width * self.done / self.total))
+        bar = "#" * fill + "-" * (width - fill)
+        return (
+            f"{self.label}: [{bar}] {pct:5.1f}%  {mb:.1f}/{self.total / 1e6:.1f} MB  "
+            f"{rate:.1f} MB/s"
+        )
+
+    def _rewrite(self, end=""):
+        text = self._text()
+        self.stream.write("\r" + text.ljust(self.shown) + end)
+        self.shown = len(text)
+        self.stream.flush()
+
+    def update(self, nbytes):
+        self.done += nbytes
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        if self.tty:
+            if now - self.last >= 0.1:
+                self.last = now
+                self._rewrite()
+        elif self.total is not None and 100 * self.done >= self.next_pct * self.total:
+            # not a terminal (a log, a notebook): one line per 25%
+            self.stream.write(self._text() + "\n")
+            self.next_pct = 25 * (100 * self.done // (25 * self.total) + 1)
+
+    def close(self):
+        if not self.enabled:
+            return
+        if self.tty:
+            self._rewrite("\n")
+        elif self.total is None or self.next_pct <= 100:
+            self.stream.write(self._text() + "\n")
+        self.stream.flush()
+
+
+def _say(progress, message):
+    if progress:
+        sys.stderr.write(message + "\n")
+        sys.stderr.flush()
+
+
+def _sha256_file(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(_CHUNK), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _temp_in(directory, filename):
+    """A new temporary file (fd, path) next to its final place, for an atomic rename."""
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{filename}.", suffix=".part")
+    return fd, Path(tmp)
+
+
+def _unlink_quietly(path):
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _where_to_put(spec, root, problem):
+    """`problem` (one sentence) plus exactly which file to get and where to save it."""
+    return (
+        f"{problem}\n"
+        f"To use the {spec.name!r} data set without network access, download\n"
+        f"    {spec.url}\n"
+        f"(on any machine with internet access) and save it as\n"
+        f"    {root / spec.filename}\n"
+        f"The decompressed file {spec.decompressed_filename!r} in the same directory works "
+        f"too, or pass the file's path: rgrasp_viz.datasets.fetch('/path/to/{spec.filename}')."
+        f"\nThe cache directory is chosen by data_dir=... or the {DATA_DIR_ENV} environment "
+        f"variable."
+    )
+
+
+def _failed(spec, url, root, reason):
+    return DatasetUnavailableError(
+        _where_to_put(spec, root, f"Could not download {spec.filename} from {url}: {reason}.")
+    )
+
+
+def _download(spec, url, root, expected, progress, timeout):
+    """Stream `url` into ``root/spec.filename``, verifying `expected`; returns the sha256."""
+    fd, tmp = _temp_in(root, spec.filename)
+    try:
+        request = urllib.request.Request(url, headers={"User-Agent": "rgrasp_viz"})
+        try:
+            response = urllib.request.urlopen(request, timeout=timeout)
+        except urllib.error.HTTPError as exc:
+            raise _failed(spec, url, root, f"HTTP error {exc.code} ({exc.reason})") from exc
+        except urllib.error.URLError as exc:
+            raise _failed(spec, url, root, f"{exc.reason}") from exc
+        except (OSError, ValueError) as exc:  # timeouts, malformed URLs
+            raise _failed(spec, url, root, f"{type(exc).__name__}: {exc}") from exc
+        digest = hashlib.sha256()
+        with response, os.fdopen(fd, "wb") as out:
+            fd = None
+            length = response.headers.get("Content-Length")
+            total = int(length) if length and length.isdigit() else None
+            bar = _Progress(f"Downloading {spec.filename}", total, progress)
+            try:
+                while True:
+                    block = response.read(_CHUNK)
+                    if not block:
+                        break
+                    out.write(block)
+                    digest.update(block)
+                    bar.update(len(block))
+            except (OSError, http.client.HTTPException) as exc:  # timeouts, IncompleteRead
+                raise _failed(spec, url, root, f"transfer interrupted ({exc!r})") from exc
+            finally:
+                bar.close()
+            if total is not None and bar.done != total:
+                raise _failed(spec, url, root, f"transfer incomplete: {bar.done} of {total} bytes")
+        got = digest.hexdigest()
+        if expected is not None and got != expected.lower():
+            raise ChecksumError(_checksum_message(spec, url, expected, got))
+        os.replace(tmp, root / spec.filename)
+        return got
+    finally:
+        if fd is not None:
+            os.close(fd)
+        _unlink_quietly(tmp)  # no-op after a successful rename
+
+
+def _checksum_message(spec, source, expected, got):
+    origin = f" (expected checksum from: {spec.sha256_source})" if spec.sha256_source else ""
+    return (
+        f"SHA-256 checksum mismatch for {spec.filename} from {source}: expected {expected}"
+        f"{origin}, got {got}. The file was discarded; nothing was written to the cache. "
+        f"If the file is known to be good (e.g. LIBSVM re-published it), pass sha256={got!r}."
+    )
+
+
+def _decompress(raw, dest, progress):
+    """Decompress `raw` into `dest` through a temporary file and an atomic rename."""
+    fd, tmp = _temp_in(dest.parent, dest.name)
+    try:
+        with os.fdopen(fd, "wb") as out, _open_maybe_compressed(raw) as src:
+            fd = None
+            bar = _Progress(f"Decompressing {raw.name}", None, progress)
+            try:
+                while True:
+                    block = src.read(_CHUNK)
+                    if not block:
+                        break
+                    out.write(block)
+                    bar.update(len(block))
+            except (OSError, EOFError) as exc:
+                raise ValueError(f"{raw}: is not a valid compressed file ({exc})") from exc
+            finally:
+                bar.close()
+        os.replace(tmp, dest)
+    finally:
+        if fd is not None:
+            os.close(fd)
+        _unlink_quietly(tmp)
+
+
+def _sidecar(root, spec):
+    return root / (spec.filename + ".sha256")
+
+
+def _read_sidecar(root, spec):
+    try:
+        text = _sidecar(root, spec).read_text().split()
+    except FileNotFoundError:
+        return None
+    return text[0].lower() if text else None
+
+
+def _write_sidecar(root, spec, digest):
+    fd, tmp = _temp_in(root, spec.filename + ".sha256")
+    try:
+        with os.fdopen(fd, "w") as out:
+            out.write(f"{digest}  {spec.filename}\n")
+        os.replace(tmp, _sidecar(root, spec))
+    finally:
+        _unlink_quietly(tmp)
+
+
+def _check_shape(spec, W, where):
+    if W.shape[0] != spec.n_samples:
+        raise ValueError(
+            f"{where}: has {W.shape[0]} samples, but the {spec.name!r} data set has "
+            f"{spec.n_samples} (expected shape {spec.shape}); wrong or truncated file?"
+        )
+
+
+def _load_spec_file(spec, path):
+    W, y = load_svmlight(path, n_features=spec.n_features, zero_based=False)
+    _check_shape(spec, W, path)
+    return W, _as_pm1(y, path)
+
+
+def _resolve(name):
+    if isinstance(name, RemoteDataset):
+        return name, None
+    if isinstance(name, str):
+        key = name.strip().lower()
+        key = _ALIASES.get(key, key)
+        if key in DATASETS:
+            return DATASETS[key], None
+    if isinstance(name, (str, os.PathLike)):
+        path = Path(os.fspath(name)).expanduser()
+        if path.is_file():
+            known = {
+                f: s for s in DATASETS.values() for f in (s.filename, s.decompressed_filename)
+            }
+            return known.get(path.name), path
+        if isinstance(name, os.PathLike) or os.sep in name or "." in name:
+            raise FileNotFoundError(
+                f"no such file: {path} (and {name!r} is not a data set name; "
+                f"known: {', '.join(sorted(DATASETS))})"
+            )
+    raise ValueError(
+        f"unknown data set {name!r}; known: {', '.join(sorted(DATASETS))}, "
+        "or the path of a LIBSVM file"
+    )
+
+
+def _result(W, y, name, return_X_y):
+    if return_X_y:
+        return W, y
+    return Problem(W, y, loss="logistic", name=name)
+
+
+def fetch(
+    name,
+    *,
+    data_dir=None,
+    url=None,
+    sha256=None,
+    download=True,
+    progress=True,
+    return_X_y=False,
+    timeout=_TIMEOUT,
+):
+    """Load a binary LIBSVM data set of the paper, downloading it once into a cache.
+
+    Parameters
+    ----------
+    name : {"rcv1", "real-sim"}, RemoteDataset, str or os.PathLike
+        A data set of :data:`DATASETS` (``"rcv1"`` is the training part of rcv1.binary,
+        20,242 x 47,236; ``"real-sim"`` is 72,309 x 20,958), a :class:`RemoteDataset`
+        describing another binary LIBSVM file, or the path of a local LIBSVM file
+        (``.bz2``, ``.gz`` or plain). A local file named like a registered one (e.g.
+        ``rcv1_train.binary.bz2`` or ``rcv1_train.binary``) gets that data set's shape
+        check; its checksum is verified only if `sha256` is given.
+    data_dir : str or os.PathLike, optional
+        Cache directory (created if needed); default :func:`get_data_dir` (the
+        ``RGRASP_VIZ_DATA`` environment variable, else the user cache directory).
+    url : str, optional
+        Download from here instead of the registered address (a mirror; ``file://``
+        works too). The file must still pass the checksum and shape checks.
+    sha256 : str, optional
+        Expected SHA-256 (hex) of the compressed file, overriding the registered one.
+    download : bool, default True
+        If False, never touch the network: a data set that is not cached raises
+        :class:`DatasetUnavailableError` with instructions.
+    progress : bool, default True
+        Show download and decompression progress on stderr (plain text); False is silent.
+    return_X_y : bool, default False
+        Return ``(W, y)`` instead of a :class:`~rgrasp_viz.Problem`.
+    timeout : float, default 60
+        Seconds without network activity before a download is abandoned.
+
+    Returns
+    -------
+    Problem or tuple (W, y)
+        ``Problem(W, y, loss="logistic", name=...)`` with `W` a canonical float64 CSR
+        matrix and labels `y` in {-1, +1}: labels {0, 1} map 0 to -1, any other two
+        values map the smaller to -1 and the larger to +1.
+
+    Raises
+    ------
+    DatasetUnavailableError
+        The file is not cached and cannot be downloaded (no network, HTTP error,
+        interrupted transfer, or ``download=False``). The message gives the address to
+        download from and the exact path to save the file under.
+    ChecksumError
+        The download has the wrong SHA-256: it is discarded, nothing is written to the
+        cache. (A compressed file placed in the cache by hand that fails the check is
+        reported but left alone.)
+    ValueError
+        The file is malformed (the message names the line), is not a valid ``.bz2``
+        file, has the wrong number of samples, or has more than two label values.
+    ImportError
+        scikit-learn (the ``data`` extra) is missing.
+
+    Notes
+    -----
+    Cache layout, in the cache directory: the compressed file as published (e.g.
+    ``rcv1_train.binary.bz2``), its decompressed twin (``rcv1_train.binary``), which is
+    what later calls load, and, for a data set without a registered checksum,
+    ``<filename>.sha256`` recording the checksum seen on first download. Every file
+    is written to a temporary ``.<name>.*.part`` file in the same directory and renamed
+    into place only when complete (and, for the download, verified), so a failure at
+    any point leaves no partial file. A decompressed file already in the cache is
+    trusted as is; a compressed file found in the cache without its decompressed twin
+    (e.g. placed there by hand) is verified against `sha256`, the registered checksum or
+    the recorded one.
+
+    A download whose checksum is not known beforehand is kept only if it decompresses,
+    parses and has the expected number of samples; otherwise it is deleted again.
+
+    Examples
+    --------
+    >>> prob = fetch("rcv1")                                  # doctest: +SKIP
+    >>> res = rgrasp_viz.solve(prob, method="svrgsp", s=200)  # doctest: +SKIP
+    """
+    spec, local = _resolve(name)
+    if local is not None:
+        if sha256 is not None:
+            got = _sha256_file(local)
+            if got != sha256.lower():
+                raise ChecksumError(
+                    f"SHA-256 checksum mismatch for {local}: expected {sha256}, got {got}"
+                )
+        if spec is None:
+            W, y = load_svmlight(local)
+            return _result(W, _as_pm1(y, local), local.name.split(".")[0], return_X_y)
+        W, y = _load_spec_file(spec, local)
+        return _result(W, y, spec.name, return_X_y)
+
+    root = get_data_dir(data_dir)
+    raw = root / spec.filename
+    dec = root / spec.decompressed_filename
+    if dec.is_file() and dec != raw:
+        W, y = _load_spec_file(spec, dec)
+        return _result(W, y, spec.name, return_X_y)
+
+    expected = sha256 if sha256 is not None else spec.sha256
+    if raw.is_file():
+        recorded = _read_sidecar(root, spec)
+        expected = expected if expected is not None else recorded
+        got = _sha256_file(raw)
+        if expected is not None and got != expected.lower():
+            # a file placed by hand is the user's: report it, do not delete it
+            raise ChecksumError(
+                f"SHA-256 checksum mismatch for {raw}: expected {expected}, got {got}. "
+                f"Delete it to download it again, or pass sha256={got!r} if it is known to "
+                "be good."
+            )
+        trusted, fresh = expected is not None, False
+    else:
+        if not download:
+            raise DatasetUnavailableError(
+                _where_to_put(spec, root, f"{raw} is not there and download=False.")
+            )
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise DatasetUnavailableError(
+                f"cannot create the cache directory {root}: {exc}; choose another one with "
+                f"data_dir=... or the {DATA_DIR_ENV} environment variable"
+            ) from exc
+        source = url if url is not None else spec.url
+        _say(progress, f"Downloading the {spec.name!r} data set from {source} into {root}")
+        got = _download(spec, source, root, expected, progress, timeout)
+        trusted, fresh = expected is not None, True
+
+    try:
+        if dec != raw:
+            _decompress(raw, dec, progress)
+        W, y = _load_spec_file(spec, dec)
+    except BaseException:
+        if dec != raw:
+            _unlink_quietly(dec)  # made by this call
+        if fresh and not trusted:  # downloaded, unverifiable and unusable: do not keep it
+            _unlink_quietly(raw)
+        raise
+    if not trusted:
+        _write_sidecar(root, spec, got)
+    return _result(W, y, spec.name, return_X_y)
