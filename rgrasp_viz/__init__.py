@@ -10,6 +10,10 @@ FG-HT, GraSP, SG-HT, SVRGHT, SVRGSP and SVRGSP+ -- and records everything a lear
 >>> res = rv.solve(prob, method="svrgsp+", s=24, random_state=0)
 >>> bool(res.rel_error < 2e-2)  # the noise floor of this problem is about 1e-2
 True
+
+The visualization layer loads on first use (plotly and ipywidgets are never imported by
+``import rgrasp_viz``): ``rv.explore()``, ``rv.play(result)`` (or ``result.play()``),
+``rv.compare(problem)`` and ``rv.viz.figures`` (pure figure builders).
 """
 
 __version__ = "0.1.0"
@@ -20,6 +24,22 @@ from .problems import Problem, as_problem, make_classification, make_regression 
 from .result import ConvergenceWarning, SolveResult  # noqa: E402
 from .solvers import METHODS, default_eta, solve  # noqa: E402
 from .trace import Trace  # noqa: E402
+
+_LAZY = {"explore": "dashboards", "play": "dashboards", "compare": "dashboards"}
+
+
+def __getattr__(name):
+    """Lazy access to the visualization layer: ``rv.explore``, ``rv.play``, ``rv.compare``
+    and ``rv.viz`` import plotly/ipywidgets on first use, never at ``import rgrasp_viz``."""
+    import importlib
+
+    if name == "viz":
+        return importlib.import_module(".viz", __name__)
+    if name in _LAZY:
+        module = importlib.import_module(f".viz.{_LAZY[name]}", __name__)
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "METHODS",

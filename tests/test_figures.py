@@ -1,0 +1,485 @@
+"""Pure figure builders: every plotted array is checked against what the trace holds (or an
+independent NumPy computation), plus HTML / PNG export and the lazy import of the viz layer."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import struct
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+import rgrasp_viz as rv
+from rgrasp_viz.viz import figures as F
+
+ROOT = Path(__file__).resolve().parents[1]
+ALL = ("fght", "grasp", "sght", "svrght", "svrgsp", "svrgsp+")
+N, D, S_STAR, S, J = 120, 200, 5, 6, 240
+
+
+@pytest.fixture(scope="module")
+def prob():
+    return rv.make_regression(n=N, d=D, s_star=S_STAR, random_state=3)
+
+
+@pytest.fixture(scope="module")
+def runs(prob):
+    return {m: rv.solve(prob, m, s=S, J=J, random_state=7, warn=False,
+                        record_iterates=m in ("svrght", "svrgsp+"), max_iter=15)
+            for m in ALL}
+
+
+def by_role(fig, role):
+    return [t for t in fig.data if (t.meta or {}).get("role") == role]
+
+
+def finite(a):
+    a = np.asarray(a, dtype=float)
+    return a[np.isfinite(a)]
+
+
+# -- colours and labels ---------------------------------------------------------------------------
+
+
+def test_one_fixed_distinct_colour_per_method(runs):
+    assert set(F.METHOD_COLORS) == set(ALL)
+    assert len(set(F.METHOD_COLORS.values())) == len(ALL)
+    fig = F.convergence(list(runs.values()))
+    for tr in by_role(fig, "gap") + by_role(fig, "rel_error"):
+        assert tr.line.color == F.METHOD_COLORS[tr.meta["method"]]
+    tl = F.threshold_timeline(list(runs.values()), cost=1e-6)
+    for tr in by_role(tl, "counts"):
+        assert tr.line.color == F.METHOD_COLORS[tr.meta["method"]]
+    assert F.method_color("nope") == "#7F7F7F"
+    assert F.method_label("svrgsp+") == "SVRGSP+"
+
+
+def test_run_labels_tell_equal_methods_apart(prob):
+    a = rv.solve(prob, "svrgsp", s=S, J=J, eta=0.01, random_state=0, max_iter=3, warn=False)
+    b = rv.solve(prob, "svrgsp", s=S, J=J, eta=0.02, random_state=0, max_iter=3, warn=False)
+    assert F.run_labels([a, b]) == ["SVRGSP (eta=0.01)", "SVRGSP (eta=0.02)"]
+    assert F.run_labels([a, a]) == ["SVRGSP #1", "SVRGSP #2"]
+
+
+# -- F* and convergence ---------------------------------------------------------------------------
+
+
+def test_estimate_fstar_sources(runs, prob):
+    traces = [runs["svrgsp"], runs["svrght"]]
+    fs, src = F.estimate_fstar(traces)
+    assert fs == min(np.nanmin(t.trace.objective) for t in traces)
+    assert "best objective over the 2 plotted run(s)" in src
+    fs, src = F.estimate_fstar(traces, reference=0.001)
+    assert fs == 0.001 and "given" in src
+    # a reference run that is better than the plotted runs defines F*
+    ref = rv.solve(prob, "grasp", s=S, warn=False)
+    worse = rv.solve(prob, "svrgsp", s=S, J=J, random_state=0, max_iter=1, warn=False)
+    fs, src = F.estimate_fstar([worse], reference=ref)
+    assert fs == float(np.min(ref.trace.objective)) < float(np.min(worse.trace.objective))
+    assert src.startswith("F* = best objective of the reference run GraSP")
+    other = rv.solve(rv.make_regression(n=N, d=D + 10, s_star=3, random_state=0), "fght",
+                     s=3, max_iter=2, warn=False)
+    with pytest.raises(ValueError, match="different sizes"):
+        F.estimate_fstar([runs["fght"], other])
+
+
+@pytest.mark.parametrize("x", ["passes", "time", "iteration"])
+def test_convergence_arrays_equal_trace(runs, x):
+    traces = [runs[m] for m in ("svrght", "svrgsp", "svrgsp+")]
+    fig = F.convergence(traces, x=x, y="both")
+    fs = fig.layout.meta["fstar"]
+    assert fs == min(float(np.nanmin(t.trace.objective)) for t in traces)
+    assert fig.layout.meta["fstar_source"] in fig.layout.title.text
+    gaps, errs = by_role(fig, "gap"), by_role(fig, "rel_error")
+    assert [g.meta["method"] for g in gaps] == ["svrght", "svrgsp", "svrgsp+"]
+    for res, g, e in zip(traces, gaps, errs, strict=True):
+        tr = res.trace
+        np.testing.assert_array_equal(g.x, getattr(tr, x))
+        expect = tr.objective - fs
+        keep = expect > 0
+        np.testing.assert_allclose(np.asarray(g.y, float)[keep], expect[keep])
+        assert np.all(np.isnan(np.asarray(g.y, float)[~keep]))
+        np.testing.assert_array_equal(np.asarray(e.y, float), tr.rel_error)
+    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis2.type == "log"
+
+
+def test_convergence_single_panel_and_bad_args(runs):
+    fig = F.convergence(runs["svrgsp+"], y="gap")
+    assert len(fig.data) == 1 and fig.data[0].meta["role"] == "gap"
+    with pytest.raises(ValueError, match="x must be"):
+        F.convergence(runs["svrgsp+"], x="epochs")
+    with pytest.raises(ValueError, match="y must be"):
+        F.convergence(runs["svrgsp+"], y="loss")
+    with pytest.raises(TypeError):
+        F.convergence([object()])
+
+
+def test_convergence_flags_different_final_supports(prob):
+    a = rv.solve(prob, "fght", s=S, max_iter=40, warn=False)
+    b = rv.solve(prob, "fght", s=S - 2, max_iter=40, warn=False)  # other size: other support
+    c = rv.solve(prob, "grasp", s=S, warn=False)
+    fig = F.convergence([a, b, c])
+    best = int(np.argmin([a.fun, b.fun, c.fun]))
+    sup = [set(r.trace.support(-1).tolist()) for r in (a, b, c)]
+    flagged = {d["run"] for d in fig.layout.meta["support_differs"]}
+    labels = F.run_labels([a, b, c])
+    expect = {labels[i] for i in range(3) if sup[i] != sup[best]}
+    assert flagged == expect and labels[1] in flagged
+    for i, g in enumerate(by_role(fig, "gap")):
+        assert ("≠ supp" in g.name) == (labels[i] in expect)
+        assert (g.marker.symbol == "x") == (labels[i] in expect)
+    same = F.convergence([a, a])
+    assert same.layout.meta["support_differs"] == []
+
+
+def test_convergence_cuts_diverged_run(prob):
+    bad = rv.solve(prob, "svrght", s=S, J=J, eta=5.0, random_state=0, warn=False)
+    assert bad.status == 2
+    ok = rv.solve(prob, "fght", s=S, max_iter=10, warn=False)
+    fig = F.convergence([ok, bad], y="gap")
+    g = by_role(fig, "gap")[1]
+    y = finite(g.y)
+    start = bad.trace.objective[0] - fig.layout.meta["fstar"]
+    assert len(y) >= 1 and np.all(y <= F.DIVERGED_CUT * start)
+    json.loads(fig.to_json())  # no inf leaks into the JSON
+
+
+# -- support raster -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", ["svrgsp+", "svrght", "grasp"])
+def test_raster_equals_recorded_supports(runs, method):
+    tr = runs[method].trace
+    fig = F.support_raster(tr, max_rows=10_000)
+    (hm,) = by_role(fig, "raster")
+    rows = np.asarray(hm.meta["coords"])
+    z = np.asarray(hm.z)
+    true = set(tr.true_support.tolist())
+    assert rows[: len(true)].tolist() == sorted(true)  # true support first
+    assert z.shape == (len(rows), len(tr))
+    ever = set()
+    for t in range(len(tr)):
+        col = z[:, t]
+        assert set(rows[col >= 3].tolist()) == set(tr.support(t).tolist())
+        assert set(rows[col == 4].tolist()) == set(tr.support(t).tolist()) & true
+        assert set(rows[col == 2].tolist()) == set(tr.T(t).tolist()) - set(tr.support(t).tolist())
+        assert set(rows[col == 1].tolist()) == true - set(tr.T(t).tolist()) - set(
+            tr.support(t).tolist())
+        ever |= set(tr.support(t).tolist()) | set(tr.T(t).tolist())
+    assert set(rows.tolist()) == ever | true
+    # entered / left markers: one per coordinate change between x^{t-1} and x^t
+    (ent,) = by_role(fig, "entered")
+    (left,) = by_role(fig, "left")
+    assert len(ent.x) == int(tr.n_entered[1:].sum())
+    assert len(left.x) == int(tr.n_left[1:].sum())
+    labels = list(hm.y)
+    for t, lab in zip(ent.x, ent.y, strict=True):
+        assert rows[labels.index(lab)] in tr.entered(t)
+    for t, lab in zip(left.x, left.y, strict=True):
+        assert rows[labels.index(lab)] in tr.left(t)
+
+
+def test_raster_row_cap_keeps_true_support(runs):
+    tr = runs["svrgsp+"].trace
+    full = F.support_raster(tr, max_rows=10_000).layout.meta
+    fig = F.support_raster(tr, max_rows=S_STAR + 3, cursor=2)
+    rows = fig.layout.meta["rows"]
+    assert len(rows) == S_STAR + 3
+    assert rows[:S_STAR] == sorted(tr.true_support.tolist())
+    assert fig.layout.meta["hidden"] == len(full["rows"]) - len(rows) > 0
+    assert f"{fig.layout.meta['hidden']} more coordinates" in fig.layout.title.text
+    (cur,) = by_role(fig, "cursor")
+    assert list(cur.x) == [2.0, 2.0]
+
+
+# -- thresholding timeline ------------------------------------------------------------------------
+
+
+def segments(trace_obj):
+    x = np.asarray(trace_obj.x, dtype=float)
+    return x[0::3]
+
+
+def test_timeline_one_mark_per_thresholding(runs):
+    order = ("svrght", "svrgsp", "svrgsp+", "fght", "grasp", "sght")
+    fig = F.threshold_timeline([runs[m] for m in order], cost=1e-6)
+    marks = by_role(fig, "marks")
+    counts = by_role(fig, "counts")
+    for lane, m in enumerate(order):
+        tr = runs[m].trace
+        assert not tr.meta["events_truncated"]
+        mine = [t for t in marks if t.meta["run"] == lane]
+        n_marks = sum(t.meta["count"] for t in mine)
+        assert n_marks == len(tr.ev_iter) == int(tr.n_thresholds[-1])
+        for t in mine:  # every mark is one segment at the event's position
+            kind = 0 if t.meta["kind"] == "inner" else 1
+            expect = np.sort(F.event_positions(tr)[0][tr.ev_kind == kind])
+            np.testing.assert_allclose(np.sort(segments(t)), expect)
+            assert len(t.x) == 3 * t.meta["count"]
+            ys = np.asarray(t.y, float).reshape(-1, 3) if len(t.y) else np.empty((0, 3))
+            assert np.all(ys[:, 0] < lane) and np.all(ys[:, 1] > lane)
+        assert counts[lane].y[-1] == tr.n_thresholds[-1]
+    it = runs["svrght"].trace.n_iter
+    inner = {t.meta["run"]: t.meta["count"] for t in marks if t.meta["kind"] == "inner"}
+    outer = {t.meta["run"]: t.meta["count"] for t in marks if t.meta["kind"] == "outer"}
+    assert inner[0] == it * J and outer[0] == 0  # SVRGHT: the dense comb
+    n_sp = runs["svrgsp"].trace.n_iter
+    assert inner[1] == 0 and outer[1] == n_sp  # SVRGSP: one per epoch
+    n_pl = runs["svrgsp+"].trace.n_iter
+    m = runs["svrgsp+"].trace.meta["m"]
+    assert inner[2] == n_pl * (J // math.ceil(J / m)) and outer[2] == n_pl  # SVRGSP+
+    assert inner[3] == 0 and outer[3] == runs["fght"].trace.n_iter
+
+
+def test_timeline_positions_in_steps(runs):
+    tr = runs["svrght"].trace
+    it, step = tr.ev_iter.astype(int), tr.ev_step.astype(int)
+    pos, _ = F.event_positions(tr, "passes")  # full gradient (1 pass), then 1/n per step
+    np.testing.assert_allclose(pos, tr.passes[it - 1] + 1.0 + step / N)
+    pos, kind = F.event_positions(tr, "steps")
+    np.testing.assert_array_equal(pos, (tr.ev_iter.astype(int) - 1) * J + tr.ev_step)
+    pos, _ = F.event_positions(runs["fght"].trace, "steps")
+    np.testing.assert_array_equal(pos, runs["fght"].trace.ev_iter)
+    fig = F.threshold_timeline(runs["svrght"], x="steps", cost=False)
+    assert fig.layout.xaxis2.title.text == "inner steps"
+    with pytest.raises(ValueError, match="x must be"):
+        F.threshold_timeline(runs["svrght"], x="time")
+
+
+def test_threshold_share_given_cost(runs):
+    tr = runs["svrgsp+"].trace
+    sh = F.threshold_share(tr, cost={0: 1e-6, 1: 3e-6})
+    n_in = int((tr.ev_kind == 0).sum())
+    n_out = int((tr.ev_kind == 1).sum())
+    assert (sh["count_inner"], sh["count_outer"]) == (n_in, n_out)
+    assert sh["seconds"] == pytest.approx(n_in * 1e-6 + n_out * 3e-6)
+    assert sh["share"] == pytest.approx(min(sh["seconds"] / tr.time[-1], 1.0))
+    fig = F.threshold_timeline(tr, cost={0: 1e-6, 1: 3e-6})
+    (bar,) = by_role(fig, "share")
+    assert bar.x[0] == pytest.approx(100 * sh["share"])
+    none = F.threshold_share(tr, cost=False)
+    assert math.isnan(none["share"]) and none["count"] == int(tr.n_thresholds[-1])
+
+
+def test_threshold_share_measured(runs):
+    sh = F.threshold_share(runs["svrght"])
+    assert sh["per_op"][0] > 0 and 0 < sh["share"] <= 1
+    assert "measured" in sh["source"] and "rv.hard_threshold" in sh["source"]
+    assert sh["seconds"] == pytest.approx(sh["count"] * sh["per_op"][0])
+
+
+# -- coefficients and progress --------------------------------------------------------------------
+
+
+def test_coefficients_at_outer_iteration(runs):
+    tr = runs["svrgsp"].trace
+    t = 3
+    fig = F.coefficients(tr, t=t)
+    x = tr.x(t)
+    (heads,) = by_role(fig, "heads")
+    np.testing.assert_array_equal(heads.x, np.flatnonzero(x))
+    np.testing.assert_allclose(heads.y, np.abs(x[np.flatnonzero(x)]))
+    (thr,) = by_role(fig, "threshold")
+    assert thr.y[0] == pytest.approx(np.sort(np.abs(x))[::-1][S - 1])
+    (Z,) = by_role(fig, "Z")
+    np.testing.assert_array_equal(Z.x, tr.Z(t))
+    assert len(Z.x) == 2 * S
+    (xt,) = by_role(fig, "x_true")
+    np.testing.assert_array_equal(xt.x, tr.true_support)
+    np.testing.assert_allclose(xt.y, np.abs(tr.x_true[tr.true_support]))
+    (stems,) = by_role(fig, "stems")
+    assert len(stems.x) == 3 * len(heads.x)
+
+
+def test_coefficients_inside_an_epoch(runs):
+    tr = runs["svrgsp+"].trace
+    t = 2
+    steps = tr.ck_step[tr.ck_iter == t]
+    step = int(steps[len(steps) // 2])
+    k = np.flatnonzero((tr.ck_iter == t) & (tr.ck_step == step))[0]
+    fig = F.coefficients(tr, t=t, step=step)
+    (heads,) = by_role(fig, "heads")
+    np.testing.assert_array_equal(heads.x, np.flatnonzero(tr.ck_x[k]))
+    np.testing.assert_allclose(heads.y, np.abs(tr.ck_x[k][np.flatnonzero(tr.ck_x[k])]))
+    assert f"inner step {step} of iteration {t}" in fig.layout.title.text
+    with pytest.raises(ValueError, match="no inner snapshot"):
+        F.coefficients(tr, t=t, step=step + 1)
+    with pytest.raises(ValueError, match="record_iterates=True"):
+        F.coefficients(runs["svrgsp"], t=1, step=step)
+
+
+def test_progress_so_far(runs):
+    tr = runs["svrgsp+"].trace
+    fig = F.progress(tr, t=2)
+    (so,) = by_role(fig, "so_far")
+    assert so.x[-1] == tr.passes[2] and so.y[-1] == pytest.approx(tr.objective[2])
+    step = int(tr.ck_step[tr.ck_iter == 3][1])
+    fig = F.progress(tr, t=3, step=step)
+    (now,) = by_role(fig, "now")
+    k = np.flatnonzero((tr.ck_iter == 3) & (tr.ck_step == step))[0]
+    assert now.y[0] == pytest.approx(tr.ck_objective[k])
+    assert now.x[0] == pytest.approx(F.checkpoint_positions(tr)[k])
+
+
+# -- slack descent ------------------------------------------------------------------------------
+
+
+def test_slack_ratios_match_numpy(runs, prob):
+    tr = runs["svrgsp"].trace
+    r = F.slack_ratios(tr, prob)
+    assert r.shape == (len(tr),) and np.isnan(r[0])
+    for t in (1, 4):
+        T = tr.T(t)
+        bhat = np.linalg.lstsq(prob.W[:, T], prob.y, rcond=None)[0]
+        b = tr.b(t)[T]
+        expect = np.linalg.norm(b - bhat) / np.linalg.norm(tr.x(t - 1)[T] - bhat)
+        assert r[t] == pytest.approx(expect, rel=1e-8)
+    g = F.slack_ratios(runs["grasp"], prob)
+    assert np.all(g[1:] < 1e-8)  # GraSP solves the sub-problem exactly: b = b̂
+    fig = F.slack_descent(tr, prob, c1=0.3)
+    assert fig.layout.meta["fraction_ok"] == pytest.approx(np.mean(r[1:] <= 0.3))
+    (ratio,) = by_role(fig, "ratio")
+    np.testing.assert_allclose(ratio.customdata, r[1:])
+
+
+def test_slack_ratios_refuse_clearly(runs, prob):
+    with pytest.raises(ValueError, match="no merged support T"):
+        F.slack_ratios(runs["svrght"], prob)
+    with pytest.raises(ValueError, match="too large"):
+        F.slack_ratios(runs["svrgsp"], prob, max_cells=100)
+    other = rv.make_regression(n=N + 1, d=D, s_star=S_STAR, random_state=0)
+    with pytest.raises(ValueError, match="not the one of the trace"):
+        F.slack_ratios(runs["svrgsp"], other)
+    clf = rv.make_classification(n=N, d=D, s_star=S_STAR, random_state=0)
+    res = rv.solve(clf, "svrgsp", s=S, J=J, random_state=0, max_iter=2, warn=False)
+    with pytest.raises(ValueError, match="least squares"):
+        F.slack_ratios(res, clf)
+    with pytest.raises(ValueError, match="c1"):
+        F.slack_descent(runs["svrgsp"], prob, c1=1.5)
+
+
+# -- structure and purity -----------------------------------------------------------------------
+
+
+def test_trace_structure_does_not_depend_on_method(runs):
+    """Dashboards update FigureWidgets in place: a builder's traces depend only on the
+    number of runs, never on the method."""
+    shapes = {}
+    for m in ALL:
+        r = runs[m]
+        shapes.setdefault("conv", set()).add(tuple(t.type for t in F.convergence([r, r]).data))
+        shapes.setdefault("raster", set()).add(tuple(t.type for t in F.support_raster(r).data))
+        shapes.setdefault("timeline", set()).add(
+            tuple(t.type for t in F.threshold_timeline(r, cost=1e-6).data))
+        shapes.setdefault("coef", set()).add(tuple(t.type for t in F.coefficients(r, 1).data))
+    assert all(len(v) == 1 for v in shapes.values()), shapes
+
+
+def test_builders_never_solve(runs, prob, monkeypatch):
+    import rgrasp_viz.solvers._driver as driver
+
+    def forbidden(*a, **k):
+        raise AssertionError("a figure builder called the solver")
+
+    monkeypatch.setattr(driver, "solve", forbidden)
+    monkeypatch.setattr(rv, "solve", forbidden)
+    rs = list(runs.values())
+    figs = [F.convergence(rs), F.support_raster(rs[0]), F.threshold_timeline(rs, cost=1e-6),
+            F.coefficients(rs[-1], 2), F.progress(rs[-1], 2),
+            F.slack_descent(runs["svrgsp+"], prob)]
+    for fig in figs:
+        assert isinstance(fig, go.Figure)
+        json.loads(fig.to_json())
+        assert not fig.frames
+
+
+def test_builders_accept_results_and_traces(runs):
+    a = F.support_raster(runs["svrgsp"])
+    b = F.support_raster(runs["svrgsp"].trace)
+    assert a.to_json() == b.to_json()
+
+
+# -- export ---------------------------------------------------------------------------------------
+
+
+def test_export_html_standalone(runs, tmp_path):
+    path = F.export(F.convergence(list(runs.values())), tmp_path / "conv.html")
+    text = path.read_text(encoding="utf-8")
+    assert path.stat().st_size > 1_000_000  # plotly.js is embedded: works offline
+    assert "<script src=\"https://cdn" not in text
+    assert "Plotly.newPlot" in text and "SVRGSP+" in text
+
+
+def test_export_rejects_other_suffix(runs, tmp_path):
+    with pytest.raises(ValueError, match=r"\.html or \.png"):
+        F.export(F.convergence(runs["fght"]), tmp_path / "x.svg")
+
+
+def png_size(path):
+    head = Path(path).read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", head[16:24])
+
+
+def test_export_png_with_chromium(runs, tmp_path):
+    if F.find_chromium() is None:
+        reason = ("no Chromium/Chrome found for kaleido (set RGRASP_VIZ_CHROMIUM or install "
+                  "chromium)")
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason}; CI is set, so this fails instead of skipping")
+        pytest.skip(reason)
+    fig = F.threshold_timeline([runs["svrght"], runs["svrgsp+"]], cost=1e-6)
+    path = F.export(fig, tmp_path / "timeline.png", width=640, height=360, scale=1)
+    assert png_size(path) == (640, 360)
+
+
+def test_find_chromium_env_and_missing(monkeypatch, tmp_path, runs):
+    exe = tmp_path / "mychrome"
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    monkeypatch.setenv("RGRASP_VIZ_CHROMIUM", str(exe))
+    assert F.find_chromium() == str(exe)
+    for var in ("RGRASP_VIZ_CHROMIUM", "RGRASP_CHROMIUM", "BROWSER_PATH"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert F.find_chromium() is None
+    with pytest.raises(RuntimeError, match="needs Chromium"):
+        F.export(F.convergence(runs["fght"]), tmp_path / "x.png")
+
+
+# -- the core stays free of plotly / ipywidgets --------------------------------------------------
+
+
+def test_core_import_does_not_load_plotly_or_widgets():
+    code = textwrap.dedent("""
+        import json, sys
+        import rgrasp_viz as rv
+        p = rv.make_regression(n=40, d=30, s_star=3, random_state=0)
+        r = rv.solve(p, "svrgsp+", s=4, random_state=0, max_iter=2, warn=False)
+        r.trace.records(); r.trace.events()
+        heavy = ("plotly", "ipywidgets", "anywidget", "kaleido", "traitlets")
+        before = sorted(m for m in sys.modules if m.split(".")[0] in heavy)
+        from rgrasp_viz.viz import figures
+        after = sorted({m.split(".")[0] for m in sys.modules if m.split(".")[0] in heavy})
+        print(json.dumps({"before": before, "after": after, "fig": figures.__name__,
+                          "viz": rv.viz.figures is figures}))
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["before"] == []
+    assert "plotly" in out["after"]
+    assert out["fig"] == "rgrasp_viz.viz.figures" and out["viz"] is True
+
+
+def test_unknown_top_level_attribute_still_raises():
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        rv.nope  # noqa: B018
