@@ -43,9 +43,20 @@ class SolveResult(OptimizeResult):
             f"message={self.get('message')!r})"
         )
 
-    def play(self, **kwargs):  # pragma: no cover - filled in by the dashboards layer
-        """Animate this run (see :func:`rgrasp_viz.play`)."""
-        from . import play
+    def play(self, **kwargs):
+        """Replay this run step by step in a dashboard (see :func:`rgrasp_viz.play`).
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`rgrasp_viz.viz.dashboards.play` (``interval``, ``max_rows``,
+            ``start``).
+
+        Returns
+        -------
+        rgrasp_viz.viz.dashboards.Player
+        """
+        from .viz.dashboards import play
 
         return play(self, **kwargs)
 

@@ -1,0 +1,383 @@
+"""Dashboards driven from Python: sliders re-solve with their value and change the figures,
+divergence and errors are shown inside the dashboard, rapid changes end on the last value,
+replay and comparison stay in sync.  (Real-browser tests live elsewhere.)"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import ipywidgets as widgets
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+import rgrasp_viz as rv
+from rgrasp_viz.viz import dashboards as D
+from rgrasp_viz.viz import figures as F
+
+SMALL = {"n": 200, "d": 300, "seed": 1, "noise": 0.01}
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def by_role(fig, role):
+    return [t for t in fig.data if (t.meta or {}).get("role") == role]
+
+
+def arrays(fig):
+    """Everything numeric a figure plots, to detect changes."""
+    out = []
+    for t in fig.data:
+        for key in ("x", "y", "z"):
+            v = getattr(t, key, None)
+            if v is not None:
+                out.append(repr(np.asarray(v, dtype=object).ravel().tolist()))  # nan == nan
+    return out
+
+
+@pytest.fixture
+def dash():
+    d = rv.explore(debounce=0, cost=1e-6, **SMALL)
+    yield d
+    d.close()
+
+
+def test_explore_is_a_widget_with_the_promised_controls(dash):
+    assert isinstance(dash, widgets.VBox)
+    assert set(dash.sliders) == {"s", "eta", "J", "m", "n", "d", "noise", "seed"}
+    for key, w in dash.sliders.items():
+        assert w.description == key
+    assert dash.method.description == "method"
+    assert set(dash.method.options) >= {("SVRGSP+", "svrgsp+"), ("SVRGHT", "svrght")}
+    assert dash.status in dash.children
+    for fw in dash.figures.values():
+        assert isinstance(fw, go.FigureWidget)
+        assert fw in dash.children
+        assert not fw.frames  # animation never uses plotly frames
+
+
+def test_figurewidgets_are_born_with_their_data(dash):
+    """Constructor state (what a browser connecting later receives) holds the full figure."""
+    res = dash.result
+    assert res is not None and res.status != 2
+    raster_state = dash.fig_raster._widget_data
+    assert len(raster_state) == len(dash.fig_raster.data) > 0
+    (hm,) = by_role(dash.fig_raster, "raster")
+    rows = np.asarray(hm.meta["coords"])
+    np.testing.assert_array_equal(np.asarray(hm.z), F.raster_matrix(res.trace, rows))
+    assert dash.fig_convergence._widget_layout.get("title")
+    gaps = by_role(dash.fig_convergence, "gap")
+    np.testing.assert_array_equal(gaps[-1].x, res.trace.passes)
+    marks = by_role(dash.fig_timeline, "marks")
+    assert sum(t.meta["count"] for t in marks) == int(res.trace.n_thresholds[-1])
+
+
+@pytest.mark.parametrize("key, value, meta_key", [
+    ("s", 9, "s"), ("eta", 0.0011, "eta"), ("J", 150, "J"), ("m", 3, "m"),
+    ("seed", 5, "random_state"), ("n", 250, "n"), ("d", 350, "d"),
+])
+def test_each_slider_resolves_with_its_value(dash, key, value, meta_key):
+    before = {k: arrays(f) for k, f in dash.figures.items()}
+    n_before = dash.debouncer.n_computed
+    dash.sliders[key].value = value
+    assert dash.debouncer.n_computed == n_before + 1
+    res = dash.result
+    assert res.trace.meta[meta_key] == pytest.approx(value)
+    changed = {k for k, f in dash.figures.items() if arrays(f) != before[k]}
+    # m only moves SVRGSP+'s inner H_|T| marks (restricted inner iterate: H_|T| keeps all)
+    assert changed == ({"convergence", "timeline"} if key == "m" else set(dash.figures))
+    # the figures show exactly the new run
+    gaps = by_role(dash.fig_convergence, "gap")
+    np.testing.assert_array_equal(gaps[-1].x, res.trace.passes)
+    (hm,) = by_role(dash.fig_raster, "raster")
+    np.testing.assert_array_equal(np.asarray(hm.z),
+                                  F.raster_matrix(res.trace, np.asarray(hm.meta["coords"])))
+    marks = by_role(dash.fig_timeline, "marks")
+    assert sum(t.meta["count"] for t in marks) == int(res.trace.n_thresholds[-1])
+    assert dash.error is None and "SVRGSP+" in dash.status.value
+
+
+def test_noise_slider_changes_the_problem(dash):
+    y0 = dash.problem.y.copy()
+    dash.sliders["noise"].value = 0.2
+    assert dash.problem.n == SMALL["n"]
+    assert np.std(dash.problem.y - dash.problem.W @ dash.problem.x_true) == pytest.approx(
+        np.sqrt(0.2), rel=0.2)
+    assert not np.allclose(dash.problem.y, y0)
+
+
+def test_previous_run_is_drawn_dotted_on_the_same_problem(dash):
+    first = dash.result
+    dash.sliders["eta"].value = 0.0015
+    gaps = by_role(dash.fig_convergence, "gap")
+    assert len(gaps) == 2
+    np.testing.assert_array_equal(gaps[0].x, first.trace.passes)
+    assert gaps[0].line.dash == "dot" and gaps[0].name.startswith("previous")
+    dash.sliders["seed"].value = 9  # another problem: no previous run
+    gaps = by_role(dash.fig_convergence, "gap")
+    assert len(gaps[0].x) == 0 and len(gaps) == 2
+
+
+def test_method_change_resolves_with_that_methods_default_eta(dash):
+    dash.method.value = "svrght"
+    res = dash.result
+    assert res.method == "svrght"
+    s = dash.sliders["s"].value
+    assert res.trace.meta["eta"] == pytest.approx(rv.default_eta(dash.problem, "svrght", s))
+    assert dash.sliders["eta"].value == pytest.approx(res.trace.meta["eta"])
+    assert dash.sliders["m"].disabled and not dash.sliders["J"].disabled
+    inner = [t for t in by_role(dash.fig_timeline, "marks") if t.meta["kind"] == "inner"]
+    assert inner[0].meta["count"] == res.trace.n_iter * dash.sliders["J"].value
+    dash.method.value = "fght"
+    assert dash.result.method == "fght" and dash.sliders["J"].disabled
+
+
+def test_diverging_eta_shows_message_and_keeps_plots(dash):
+    good = dash.result
+    before = [arrays(f) for f in dash.figures.values()]
+    w = dash.sliders["eta"]
+    w.value = 10 ** w.max  # FloatLogSlider: min/max are exponents
+    assert dash.last_result.trace.meta["eta"] == pytest.approx(100 * good.trace.meta["eta"])
+    assert dash.last_result.status == 2
+    assert dash.result is good
+    assert "diverged" in dash.status.value and "Lower η" in dash.status.value
+    assert dash.error and "diverged" in dash.error
+    assert [arrays(f) for f in dash.figures.values()] == before
+    dash.sliders["eta"].value = good.trace.meta["eta"] * 0.9  # recovers
+    assert dash.error is None and dash.result.status != 2
+    assert "diverged" not in dash.status.value
+
+
+def test_errors_are_shown_inside_the_dashboard(dash, monkeypatch):
+    before = arrays(dash.fig_convergence)
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("kaboom from the solver")
+
+    monkeypatch.setattr(D, "solve", boom)
+    dash.sliders["s"].value = 8
+    assert "kaboom from the solver" in dash.status.value
+    assert dash.error == "RuntimeError: kaboom from the solver"
+    assert arrays(dash.fig_convergence) == before
+
+
+def test_each_change_is_one_batched_update_per_figure(dash):
+    sent = {"update": 0, "restyle": 0, "relayout": 0}
+    for fw in dash.figures.values():
+        for kind in sent:
+            orig = getattr(fw, f"_send_{kind}_msg")
+
+            def spy(*a, _orig=orig, _kind=kind, **k):
+                sent[_kind] += 1
+                return _orig(*a, **k)
+
+            setattr(fw, f"_send_{kind}_msg", spy)
+    dash.sliders["eta"].value = 0.0017
+    assert sent == {"update": 3, "restyle": 0, "relayout": 0}
+
+
+def test_rapid_changes_end_on_the_last_value():
+    dash = rv.explore(debounce=0.05, cost=1e-6, **SMALL)
+    try:
+        values = np.geomspace(0.001, 0.002, 12)
+        for v in values:
+            dash.sliders["eta"].value = float(v)
+        assert dash.wait(60)
+        assert dash.result.trace.meta["eta"] == pytest.approx(values[-1])
+        assert dash.debouncer.n_computed < len(values)  # no queue of a dozen solves
+        gaps = by_role(dash.fig_convergence, "gap")
+        np.testing.assert_array_equal(gaps[-1].x, dash.result.trace.passes)
+    finally:
+        dash.close()
+
+
+def test_debouncer_drops_stale_results():
+    release = threading.Event()
+    started = threading.Event()
+    applied, computed = [], []
+
+    def compute(p):
+        computed.append(p)
+        if p == "old":
+            started.set()
+            assert release.wait(10)
+        return p
+
+    deb = D.Debouncer(compute, applied.append, lambda e: applied.append(e), delay=0.01)
+    try:
+        deb.request("old")
+        assert started.wait(10)  # "old" is being computed
+        deb.request("new")  # arrives meanwhile
+        release.set()
+        assert deb.wait(10)
+        assert applied == ["new"]
+        assert computed == ["old", "new"]
+        assert deb.n_dropped == 1 and deb.n_applied == 1
+    finally:
+        deb.close()
+
+
+def test_debouncer_coalesces_and_sync_mode():
+    applied = []
+    deb = D.Debouncer(lambda p: p * 2, applied.append, applied.append, delay=0.2)
+    try:
+        for k in range(5):
+            deb.request(k)
+        assert deb.wait(10)
+        assert applied == [8] and deb.n_computed == 1
+    finally:
+        deb.close()
+    errors = []
+    sync = D.Debouncer(lambda p: 1 / p, applied.append, errors.append, delay=0)
+    assert sync.synchronous
+    sync.request(4)
+    assert applied[-1] == 0.25 and sync.idle
+    sync.request(0)
+    assert isinstance(errors[-1], ZeroDivisionError)
+
+
+def test_explore_with_a_fixed_problem():
+    prob = rv.make_regression(n=150, d=200, s_star=4, random_state=2)
+    dash = rv.explore(prob, method="svrgsp", debounce=0, cost=1e-6)
+    try:
+        assert all(dash.sliders[k].disabled for k in ("n", "d", "noise"))
+        assert dash.problem is prob or dash.problem.W is prob.W
+        dash.sliders["seed"].value = 4
+        assert dash.result.trace.meta["random_state"] == 4
+        assert dash.result.trace.meta["n"] == 150
+    finally:
+        dash.close()
+
+
+def test_explore_rejects_unknown_method():
+    with pytest.raises(ValueError, match="unknown method"):
+        rv.explore(method="lasso", debounce=0, **SMALL)
+
+
+# -- play -----------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def recorded():
+    prob = rv.make_regression(n=150, d=200, s_star=4, random_state=0)
+    return rv.solve(prob, "svrgsp+", s=5, J=200, random_state=0, record_iterates=True,
+                    record_every=40, max_iter=6, warn=False)
+
+
+def test_play_steps_through_inner_iterates(recorded):
+    pl = recorded.play()
+    assert isinstance(pl, D.Player) and isinstance(pl, widgets.VBox)
+    tr = recorded.trace
+    assert len(pl.frames) == 1 + tr.n_iter + len(tr.ck_iter)
+    assert isinstance(pl.play, widgets.Play) and pl.play.max == len(pl.frames) - 1
+    k = pl.frames.index((2, 80))
+    pl.play.value = k  # the Play widget drives the slider (linked)
+    assert pl.slider.value == k and pl.frame == (2, 80)
+    snap = tr.ck_x[np.flatnonzero((tr.ck_iter == 2) & (tr.ck_step == 80))[0]]
+    (heads,) = by_role(pl.fig_coefficients, "heads")
+    np.testing.assert_array_equal(heads.x, np.flatnonzero(snap))
+    (cur,) = by_role(pl.fig_support, "cursor")
+    assert list(cur.x) == [pytest.approx(1 + 80 / 200)] * 2
+    (now,) = by_role(pl.fig_progress, "now")
+    ck = np.flatnonzero((tr.ck_iter == 2) & (tr.ck_step == 80))[0]
+    assert now.y[0] == pytest.approx(tr.ck_objective[ck])
+    assert "iteration 2, inner step 80" in pl.label.value
+    pl.step(+1)
+    assert pl.frame == (2, 120)
+    pl.next_button.click()
+    assert pl.frame == (2, 160)
+    pl.slider.value = pl.frames.index((3, None))
+    (heads,) = by_role(pl.fig_coefficients, "heads")
+    np.testing.assert_array_equal(heads.x, tr.support(3))
+    n_thr = int(tr.n_thresholds[3])
+    assert f"{n_thr:,} hard thresholdings so far" in pl.label.value
+    for fw in (pl.fig_coefficients, pl.fig_support, pl.fig_progress):
+        assert not fw.frames
+
+
+def test_play_without_iterates_steps_through_outer_iterations():
+    prob = rv.make_regression(n=150, d=200, s_star=4, random_state=0)
+    res = rv.solve(prob, "fght", s=5, max_iter=8, warn=False)
+    pl = rv.play(res.trace)
+    assert pl.frames == [(t, None) for t in range(res.trace.n_iter + 1)]
+    assert "record_iterates=True" in pl.children[1].value
+    pl.slider.value = len(pl.frames) - 1
+    (heads,) = by_role(pl.fig_coefficients, "heads")
+    np.testing.assert_array_equal(heads.x, res.trace.support(-1))
+
+
+# -- compare --------------------------------------------------------------------------------------
+
+
+def test_compare_runs_methods_on_one_problem_and_seed():
+    prob = rv.make_regression(n=150, d=200, s_star=4, random_state=0)
+    cmp_ = rv.compare(prob, methods=["svrght", "svrgsp", "svrgsp+"], s=5, J=200,
+                      random_state=3, max_iter=6, cost=1e-6)
+    assert isinstance(cmp_, widgets.VBox)
+    assert list(cmp_.results) == ["svrght", "svrgsp", "svrgsp+"]
+    for r in cmp_.results.values():
+        assert r.trace.meta["random_state"] == 3 and r.trace.meta["n"] == 150
+    html_ = cmp_.summary.value
+    for m, r in cmp_.results.items():
+        assert F.method_label(m) in html_
+        assert f"{int(r.trace.n_thresholds[-1]):,}" in html_
+    # synchronised playback on the effective-pass axis
+    k = len(cmp_.grid) // 3
+    pos = cmp_.grid[k]
+    cmp_.play.value = k
+    assert cmp_.slider.value == k
+    state = cmp_.state_at(pos)
+    for m, r in cmp_.results.items():
+        tr = r.trace
+        ev = F.event_positions(tr)[0]
+        assert state[m]["thresholdings"] == int(np.sum(ev <= pos + 1e-12))
+        assert state[m]["passes"] <= pos + 1e-12
+        (heads,) = by_role(cmp_.fig_coefficients[m], "heads")
+        expect = F.snapshot(tr, state[m]["t"], state[m]["step"])
+        np.testing.assert_array_equal(heads.x, np.flatnonzero(expect))
+        assert f"{state[m]['thresholdings']:,} H so far" in cmp_.counts.value
+    shapes = cmp_.fig_timeline.layout.shapes
+    assert shapes and shapes[0].x0 == pytest.approx(pos)
+    assert state["svrght"]["thresholdings"] > state["svrgsp+"]["thresholdings"] > \
+        state["svrgsp"]["thresholdings"] > 0
+
+
+def test_compare_validates_methods():
+    with pytest.raises(ValueError, match="repeat"):
+        D.Comparison(None, ["svrgsp", "svrgsp"])
+
+
+def test_objective_going_up_is_flagged(dash):
+    """A too-large step can end 'converged' (stagnating) above the starting objective."""
+    dash.sliders["eta"].value = 0.1
+    res = dash.result
+    assert res.status != 2 and res.fun > res.trace.objective[0]
+    assert "objective went up" in dash.status.value and "rgrasp-warn" in dash.status.value
+
+
+# -- lazy top-level access ------------------------------------------------------------------------
+
+
+def test_dashboards_load_lazily_from_the_top_level():
+    code = textwrap.dedent("""
+        import json, sys
+        import rgrasp_viz as rv
+        before = sorted(m for m in ("plotly", "ipywidgets") if m in sys.modules)
+        explore, play, compare = rv.explore, rv.play, rv.compare
+        after = sorted(m for m in ("plotly", "ipywidgets") if m in sys.modules)
+        print(json.dumps({"before": before, "after": after,
+                          "mods": [f.__module__ for f in (explore, play, compare)],
+                          "names": [f.__name__ for f in (explore, play, compare)]}))
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["before"] == [] and out["after"] == ["ipywidgets", "plotly"]
+    assert out["mods"] == ["rgrasp_viz.viz.dashboards"] * 3
+    assert out["names"] == ["explore", "play", "compare"]
+    assert rv.explore is D.explore and rv.play is D.play and rv.compare is D.compare
