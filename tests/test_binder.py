@@ -4,6 +4,7 @@ and pip resolves the requirements against the package index."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import shutil
@@ -48,9 +49,7 @@ def _repo2docker() -> list[str]:
 
 
 def test_repo2docker_generates_python311_dockerfile_installing_requirements(unavailable):
-    try:
-        import repo2docker  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("repo2docker") is None:
         unavailable("jupyter-repo2docker is not installed (it is in the `test` extra)")
     proc = subprocess.run(
         [*_repo2docker(), "--no-build", "--debug", "."],
