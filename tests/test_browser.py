@@ -333,8 +333,11 @@ def lab(app_notebook, tmp_path_factory, chromium_path):
 
 
 @pytest.fixture(scope="module")
-def browser(chromium_path):
-    from playwright.sync_api import sync_playwright
+def browser(chromium_path, unavailable):
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("playwright is not installed (it is in the `test` extra)")
 
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS, headless=True)
