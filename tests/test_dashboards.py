@@ -381,3 +381,30 @@ def test_dashboards_load_lazily_from_the_top_level():
     assert out["mods"] == ["rgrasp_viz.viz.dashboards"] * 3
     assert out["names"] == ["explore", "play", "compare"]
     assert rv.explore is D.explore and rv.play is D.play and rv.compare is D.compare
+
+
+def test_first_run_diverging_then_recovering():
+    dash = rv.explore(eta=50.0, debounce=0, cost=1e-6, **SMALL)
+    try:
+        assert dash.result is None and "diverged" in dash.status.value
+        assert len(dash.fig_convergence.data) == 0  # nothing to show, no traceback
+        assert dash.sliders["eta"].value == pytest.approx(50.0)
+        dash.sliders["eta"].value = 0.005  # the range still reaches the default step size
+        assert dash.result.trace.meta["eta"] == pytest.approx(0.005)
+        gaps = by_role(dash.fig_convergence, "gap")
+        np.testing.assert_array_equal(gaps[-1].x, dash.result.trace.passes)
+        (hm,) = by_role(dash.fig_raster, "raster")
+        assert np.asarray(hm.z).shape[1] == len(dash.result.trace)
+    finally:
+        dash.close()
+
+
+def test_set_changes_several_values_with_one_solve(dash):
+    n0 = dash.debouncer.n_computed
+    dash.set(method="svrght", eta=0.004, s=8)
+    assert dash.debouncer.n_computed == n0 + 1
+    meta = dash.result.trace.meta
+    assert (meta["method"], meta["s"]) == ("svrght", 8)
+    assert meta["eta"] == pytest.approx(0.004)  # a given eta beats the method's default
+    with pytest.raises(KeyError, match="unknown"):
+        dash.set(lam=1.0)

@@ -312,7 +312,8 @@ class Explorer(widgets.VBox):
         if s is None:
             s = (max(1, min(prob.d, round(1.2 * np.count_nonzero(prob.x_true))))
                  if prob.x_true is not None else max(1, min(prob.d, prob.d // 100 or 1)))
-        eta0 = float(eta) if eta is not None else default_eta(prob, method, int(s))
+        eta_default = default_eta(prob, method, int(s))
+        eta0 = float(eta) if eta is not None else eta_default
         J = 2 * prob.n if J is None else int(J)
 
         lay = _slider_layout()
@@ -325,7 +326,7 @@ class Explorer(widgets.VBox):
                                    style=_STYLE, layout=lay),
             "eta": widgets.FloatLogSlider(value=eta0, base=10, description="eta",
                                           readout_format=".3g", style=_STYLE, layout=lay,
-                                          **self._eta_range(eta0)),
+                                          **self._eta_range(eta_default, eta0)),
             "J": widgets.IntSlider(value=J, min=10, max=max(10 * prob.n, J), step=10,
                                    description="J", style=_STYLE, layout=lay),
             "m": widgets.IntSlider(value=int(m), min=1, max=30, description="m",
@@ -382,9 +383,13 @@ class Explorer(widgets.VBox):
 
     # -- parameters ---------------------------------------------------------------------------
     @staticmethod
-    def _eta_range(eta):
-        c = math.log10(eta)
-        return {"min": c - 2.0, "max": c + 2.0, "step": 0.02}
+    def _eta_range(eta, also=None):
+        """Log10 range of the eta slider: the default step size / 100 to x 100 (stretched to
+        include ``also``, a user's initial value)."""
+        lo = hi = math.log10(eta)
+        if also is not None and also > 0:
+            lo, hi = min(lo, math.log10(also)), max(hi, math.log10(also))
+        return {"min": lo - 2.0, "max": hi + 2.0, "step": 0.02}
 
     def params(self):
         """dict: the current widget values (method, s, eta, J, m, n, d, noise, seed)."""
@@ -437,19 +442,23 @@ class Explorer(widgets.VBox):
             return
         self._quiet += 1
         try:
-            self._sync_enabled()
-            p = self.params()
-            prob = self._problem(p)[0]
-            eta = default_eta(prob, p["method"], min(int(p["s"]), prob.d))
-            w = self.sliders["eta"]
-            rng = self._eta_range(eta)
-            # widen first so that the new value is never clamped
-            w.min, w.max = min(w.min, rng["min"]), max(w.max, rng["max"])
-            w.value = eta
-            w.min, w.max = rng["min"], rng["max"]
+            self._method_changed()
         finally:
             self._quiet -= 1
         self.request()
+
+    def _method_changed(self):
+        """New method: enable its sliders, move eta to its default step size."""
+        self._sync_enabled()
+        p = self.params()
+        prob = self._problem(p)[0]
+        eta = default_eta(prob, p["method"], min(int(p["s"]), prob.d))
+        w = self.sliders["eta"]
+        rng = self._eta_range(eta)
+        # widen first so that the new value is never clamped
+        w.min, w.max = min(w.min, rng["min"]), max(w.max, rng["max"])
+        w.value = eta
+        w.min, w.max = rng["min"], rng["max"]
 
     def _on_change(self, change):
         if self._quiet:
@@ -587,14 +596,14 @@ class Explorer(widgets.VBox):
         meth = values.pop("method", None)
         self._quiet += 1
         try:
+            if meth is not None and meth != self.method.value:
+                self.method.value = meth
+                self._method_changed()  # eta -> the method's default, unless given below
             for k, v in values.items():
                 self.sliders[k].value = v
         finally:
             self._quiet -= 1
-        if meth is not None and meth != self.method.value:
-            self.method.value = meth  # requests via _on_method
-        else:
-            self.request()
+        self.request()
 
     def close(self):
         """Stop the background worker and close the widgets."""

@@ -334,7 +334,14 @@ run would otherwise stretch the log axis over hundreds of decades)."""
 
 def convergence_spec(traces, x="passes", y="both", fstar=None):
     """Plain-dict form of :func:`convergence`: ``{"data": [...], "layout": {...}}``, not
-    validated (the dashboards update their widgets from it)."""
+    validated (the dashboards update their widgets from it).
+
+    Parameters and meaning as for :func:`convergence`.
+
+    Returns
+    -------
+    dict
+    """
     traces = _as_traces(traces)
     if y not in ("gap", "rel_error", "both"):
         raise ValueError(f"y must be 'gap', 'rel_error' or 'both', got {y!r}")
@@ -536,7 +543,14 @@ def raster_matrix(trace, rows):
 
 def support_raster_spec(trace, max_rows=200, cursor=None):
     """Plain-dict form of :func:`support_raster`: ``{"data": [...], "layout": {...}}``, not
-    validated (the dashboards update their widgets from it)."""
+    validated (the dashboards update their widgets from it).
+
+    Parameters and meaning as for :func:`support_raster`.
+
+    Returns
+    -------
+    dict
+    """
     trace = _as_trace(trace)
     rows, hidden = raster_rows(trace, max_rows)
     z = raster_matrix(trace, rows)
@@ -812,7 +826,14 @@ _MAX_COUNT_POINTS = 2000
 
 def threshold_timeline_spec(traces, x="passes", cost=None):
     """Plain-dict form of :func:`threshold_timeline`: ``{"data": [...], "layout": {...}}``, not
-    validated (the dashboards update their widgets from it)."""
+    validated (the dashboards update their widgets from it).
+
+    Parameters and meaning as for :func:`threshold_timeline`.
+
+    Returns
+    -------
+    dict
+    """
     traces = _as_traces(traces)
     if x not in ("passes", "steps"):
         raise ValueError(f"x must be 'passes' or 'steps', got {x!r}")
@@ -962,7 +983,14 @@ def snapshot(trace, t=-1, step=None):
 
 def coefficients_spec(trace, t=-1, step=None):
     """Plain-dict form of :func:`coefficients`: ``{"data": [...], "layout": {...}}``, not
-    validated (the dashboards update their widgets from it)."""
+    validated (the dashboards update their widgets from it).
+
+    Parameters and meaning as for :func:`coefficients`.
+
+    Returns
+    -------
+    dict
+    """
     trace = _as_trace(trace)
     t = int(t) % len(trace)
     v = snapshot(trace, t, step)
@@ -1065,7 +1093,14 @@ def checkpoint_positions(trace):
 
 def progress_spec(trace, t=-1, step=None):
     """Plain-dict form of :func:`progress`: ``{"data": [...], "layout": {...}}``, not
-    validated (the dashboards update their widgets from it)."""
+    validated (the dashboards update their widgets from it).
+
+    Parameters and meaning as for :func:`progress`.
+
+    Returns
+    -------
+    dict
+    """
     trace = _as_trace(trace)
     t = int(t) % len(trace)
     color = method_color(trace.method)
@@ -1209,7 +1244,14 @@ def slack_ratios(trace, problem, max_cells=SLACK_MAX_CELLS):
 
 def slack_descent_spec(trace, problem, c1=0.5, max_cells=SLACK_MAX_CELLS):
     """Plain-dict form of :func:`slack_descent`: ``{"data": [...], "layout": {...}}``, not
-    validated (the dashboards update their widgets from it)."""
+    validated (the dashboards update their widgets from it).
+
+    Parameters and meaning as for :func:`slack_descent`.
+
+    Returns
+    -------
+    dict
+    """
     if not 0 < c1 < 1:
         raise ValueError(f"c1 must be in (0, 1), got {c1}")
     trace = _as_trace(trace)
