@@ -417,6 +417,12 @@ def test_export_html_standalone(runs, tmp_path):
     assert "Plotly.newPlot" in text and "SVRGSP+" in text
 
 
+def test_export_accepts_figure_widgets(runs, tmp_path):
+    fw = go.FigureWidget(F.support_raster(runs["svrgsp"]))
+    path = F.export(fw, tmp_path / "raster.htm")
+    assert "Support of SVRGSP" in path.read_text(encoding="utf-8")
+
+
 def test_export_rejects_other_suffix(runs, tmp_path):
     with pytest.raises(ValueError, match=r"\.html or \.png"):
         F.export(F.convergence(runs["fght"]), tmp_path / "x.svg")
