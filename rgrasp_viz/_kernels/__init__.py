@@ -5,6 +5,7 @@ package boundary (:mod:`rgrasp_viz.problems`, :func:`rgrasp_viz.solve`).
 """
 
 from ._jit import HAVE_NUMBA, NUMBA_VERSION
+from .columns import gather_columns_csc, gather_columns_dense
 from .epochs import (
     dloss,
     sample_loss,
@@ -20,6 +21,8 @@ __all__ = [
     "NUMBA_VERSION",
     "count_changes",
     "dloss",
+    "gather_columns_csc",
+    "gather_columns_dense",
     "hard_threshold",
     "keep_only",
     "sample_loss",

@@ -52,6 +52,20 @@ def dloss(a, y, loss):
 
 
 @njit(cache=True)
+def loss_and_dloss(a, y, loss):
+    """``(sample_loss(a, y, loss), dloss(a, y, loss))`` with one ``exp`` (same values)."""
+    if loss == 0:
+        r = a - y
+        return 0.5 * r * r, r
+    t = -y * a
+    if t > 0.0:
+        e = np.exp(-t)
+        return t + np.log1p(e), -y / (1.0 + e)
+    e = np.exp(t)
+    return np.log1p(e), -y * e / (1.0 + e)
+
+
+@njit(cache=True)
 def _threshold_event(z, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf, track):
     """Apply H_{s_keep} to ``z``; return (n_kept, entered, left) relative to ``prev_idx``."""
     nk = top_k_indices(z, s_keep, keep_idx, cand, mags)
@@ -114,9 +128,10 @@ def svrg_epoch_dense(X, y, loss, z, g, snap_margins, idx, eta, thr_every, s_keep
         if not abs(a) < _HUGE:
             return j, n_ev, n_rec, n_prev, 1
         yi = y[i]
-        acc += sample_loss(a, yi, loss)
+        fa, da = loss_and_dloss(a, yi, loss)
+        acc += fa
         cnt += 1
-        c = dloss(a, yi, loss) - dloss(snap_margins[i], yi, loss)
+        c = da - dloss(snap_margins[i], yi, loss)
         for k in range(p):
             z[k] -= eta * (c * X[i, k] + g[k])
         n_prev, n_ev, n_rec, acc, cnt = _after_step(
@@ -126,33 +141,102 @@ def svrg_epoch_dense(X, y, loss, z, g, snap_margins, idx, eta, thr_every, s_keep
 
 
 @njit(cache=True)
+def _materialize(z, ug, D):
+    """Lazy updates: write the current iterate ``z = u - D * g`` from ``ug = [u | g]``."""
+    for k in range(z.shape[0]):
+        z[k] = ug[k, 0] - D * ug[k, 1]
+
+
+@njit(cache=True)
 def svrg_epoch_csr(data, indices, indptr, y, loss, z, g, snap_margins, idx, eta, thr_every,
                    s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf,
                    ev_step, ev_in, ev_out, track, rec_every, rec_loss, snaps):
-    """CSR twin of :func:`svrg_epoch_dense` (``X`` given as ``data, indices, indptr``)."""
+    """CSR twin of :func:`svrg_epoch_dense` (``X`` given as ``data, indices, indptr``).
+
+    Unless the iterate is thresholded after every step (``thr_every == 1``, SVRGHT, whose
+    ``H_s`` reads all ``p`` coordinates anyway), the dense part ``-eta * g`` of a step is
+    applied *lazily* ("just in time").  Since the last synchronisation at step ``t0`` every
+    coordinate has drifted by ``-(j - t0) * eta * g[k]`` besides its sparse updates, so the
+    kernel stores ``u = z + (j - t0) * eta * g`` (interleaved with ``g`` in one ``p x 2``
+    buffer, one cache line per coordinate) and advances a scalar clock instead of touching
+    all ``p`` coordinates: a coordinate's current value ``u[k] - D * g[k]``
+    (``D = (j - t0) * eta``) is formed only when a sampled row reads it.  The iterate is
+    materialised into ``z`` (and the clock restarted) before a thresholding event, at a
+    divergence stop and at the end of the epoch; a snapshot is materialised straight into
+    its buffer row, leaving the state alone, so recording iterates never changes the run.
+    The iterates are the same as with the eager update up to rounding, and an inner step
+    costs O(nnz of the sampled row) instead of O(p).
+    """
     p = z.shape[0]
     n_ev = 0
     n_rec = 0
     acc = 0.0
     cnt = 0
+    if thr_every == 1:  # eager: H_s after every step reads every coordinate anyway
+        for j in range(idx.shape[0]):
+            i = idx[j]
+            a = 0.0
+            for q in range(indptr[i], indptr[i + 1]):
+                a += data[q] * z[indices[q]]
+            if not abs(a) < _HUGE:
+                return j, n_ev, n_rec, n_prev, 1
+            yi = y[i]
+            fa, da = loss_and_dloss(a, yi, loss)
+            acc += fa
+            cnt += 1
+            c = da - dloss(snap_margins[i], yi, loss)
+            for q in range(indptr[i], indptr[i + 1]):
+                z[indices[q]] -= eta * c * data[q]
+            for k in range(p):
+                z[k] -= eta * g[k]
+            n_prev, n_ev, n_rec, acc, cnt = _after_step(
+                j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf,
+                ev_step, ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec,
+                acc, cnt)
+        return idx.shape[0], n_ev, n_rec, n_prev, 0
+    ug = np.empty((p, 2), dtype=np.float64)
+    for k in range(p):
+        ug[k, 0] = z[k]
+        ug[k, 1] = g[k]
+    snap = snaps.shape[0] > 0
+    t0 = 0  # step of the last synchronisation (z == u there)
     for j in range(idx.shape[0]):
         i = idx[j]
+        lo = indptr[i]
+        hi = indptr[i + 1]
+        D = (j - t0) * eta
         a = 0.0
-        for q in range(indptr[i], indptr[i + 1]):
-            a += data[q] * z[indices[q]]
+        for q in range(lo, hi):
+            k = indices[q]
+            a += data[q] * (ug[k, 0] - D * ug[k, 1])
         if not abs(a) < _HUGE:
+            _materialize(z, ug, D)
             return j, n_ev, n_rec, n_prev, 1
         yi = y[i]
-        acc += sample_loss(a, yi, loss)
+        fa, da = loss_and_dloss(a, yi, loss)
+        acc += fa
         cnt += 1
-        c = dloss(a, yi, loss) - dloss(snap_margins[i], yi, loss)
-        for q in range(indptr[i], indptr[i + 1]):
-            z[indices[q]] -= eta * c * data[q]
-        for k in range(p):
-            z[k] -= eta * g[k]
-        n_prev, n_ev, n_rec, acc, cnt = _after_step(
-            j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf, ev_step,
-            ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec, acc, cnt)
+        c = da - dloss(snap_margins[i], yi, loss)
+        for q in range(lo, hi):
+            ug[indices[q], 0] -= eta * c * data[q]
+        if thr_every > 0 and (j + 1) % thr_every == 0:
+            # the event reads every coordinate: synchronise, threshold, restart the clock
+            _materialize(z, ug, (j + 1 - t0) * eta)
+            n_prev, n_ev, n_rec, acc, cnt = _after_step(
+                j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf,
+                ev_step, ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec,
+                acc, cnt)
+            for k in range(p):
+                ug[k, 0] = z[k]
+            t0 = j + 1
+        elif rec_every > 0 and (j + 1) % rec_every == 0:
+            rec_loss[n_rec] = acc / cnt
+            acc = 0.0
+            cnt = 0
+            if snap:  # written straight into the buffer: recording never changes the run
+                _materialize(snaps[n_rec], ug, (j + 1 - t0) * eta)
+            n_rec += 1
+    _materialize(z, ug, (idx.shape[0] - t0) * eta)
     return idx.shape[0], n_ev, n_rec, n_prev, 0
 
 
@@ -180,9 +264,9 @@ def sg_epoch_dense(X, y, loss, z, idx, batch, eta, s_keep, gbuf,
                 a += X[i, k] * z[k]
             if not abs(a) < _HUGE:
                 return j, n_ev, n_rec, n_prev, 1
-            acc += sample_loss(a, y[i], loss)
+            fa, c = loss_and_dloss(a, y[i], loss)
+            acc += fa
             cnt += 1
-            c = dloss(a, y[i], loss)
             for k in range(p):
                 gbuf[k] += c * X[i, k]
         scale = eta / batch
@@ -214,9 +298,9 @@ def sg_epoch_csr(data, indices, indptr, y, loss, z, idx, batch, eta, s_keep, gbu
                 a += data[q] * z[indices[q]]
             if not abs(a) < _HUGE:
                 return j, n_ev, n_rec, n_prev, 1
-            acc += sample_loss(a, y[i], loss)
+            fa, c = loss_and_dloss(a, y[i], loss)
+            acc += fa
             cnt += 1
-            c = dloss(a, y[i], loss)
             for q in range(indptr[i], indptr[i + 1]):
                 gbuf[indices[q]] += c * data[q]
         scale = eta / batch

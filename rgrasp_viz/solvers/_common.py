@@ -158,6 +158,11 @@ def csr_arrays(W):
             np.ascontiguousarray(W.indptr, dtype=np.int64))
 
 
+def csc_arrays(W):
+    """``(data, indices, indptr)`` of ``W`` in CSC format, 64-bit indices (for column gathers)."""
+    return csr_arrays(sp.csc_matrix(W))
+
+
 # -- per-solve workspace ------------------------------------------------------------------------
 
 

@@ -17,7 +17,14 @@ import scipy.sparse as sp
 
 from .. import _kernels as K
 from .. import losses
-from ._common import StepResult, csr_arrays, full_gradient, gather_columns, merge_support
+from ._common import (
+    StepResult,
+    csc_arrays,
+    csr_arrays,
+    full_gradient,
+    gather_columns,
+    merge_support,
+)
 
 
 def _threshold(v, s):
@@ -125,14 +132,15 @@ class _Stochastic(_Method):
     """Shared plumbing of the epoch kernels."""
 
     def _svrg_epoch(self, X, z, g, margins, idx, thr_every, s_keep, n_prev):
+        """One SVRG epoch on ``X``: a dense array or a ``(data, indices, indptr)`` tuple."""
         ws, p = self.ws, self.p
         snaps = ws.snap_buffer(z.shape[0], p["record_iterates"])
         common = (self.problem.y, self.loss_code, z, g, margins, idx, p["eta"], thr_every,
                   s_keep, ws.keep_idx, ws.prev_idx, n_prev, ws.cand, ws.mags, ws.vbuf,
                   ws.ev_step, ws.ev_in, ws.ev_out, p["record"], ws.rec_every, ws.rec_loss,
                   snaps)
-        if sp.issparse(X):
-            out = K.svrg_epoch_csr(*csr_arrays(X), *common)
+        if isinstance(X, tuple):
+            out = K.svrg_epoch_csr(*X, *common)
         else:
             out = K.svrg_epoch_dense(X, *common)
         steps, n_ev, n_rec, _, status = out
@@ -189,7 +197,7 @@ class SVRGHT(_Stochastic):
         idx = rng.integers(0, self.n, size=p["J"])
         z = x.copy()
         n_prev = self.ws.set_prev(np.flatnonzero(x))
-        X = self.problem.W
+        X = self.csr if self.sparse else self.problem.W
         steps, n_ev, n_rec, status, snaps = self._svrg_epoch(X, z, g, margins, idx, 1,
                                                              p["s"], n_prev)
         return StepResult(x=z, passes=1.0 + steps / self.n, n_thresholds=steps, status=status,
@@ -206,6 +214,12 @@ class SVRGSP(_Stochastic):
     ``inner="full"``: ``z`` moves on all ``d`` coordinates (the literal reading of
     Algorithm 2), ``H_|T|`` keeps the ``|T|`` largest entries of ``z`` every ``ceil(J/m)``
     steps, and ``b`` is zeroed outside ``T`` at the end (Algorithm 1, step 5).
+
+    On CSR data the dense part ``-eta * grad F(x~)`` of each inner step is applied lazily
+    (see :func:`~rgrasp_viz._kernels.svrg_epoch_csr`), so an inner step costs O(nnz of the
+    sampled row) in the full reading and O(nnz of the row within ``T``) in the restricted
+    one, where ``W[:, T]`` is built per outer iteration from a CSC copy of ``W`` (made at the
+    first iteration, O(nnz)) in O(n + nnz(W[:, T])).
     """
 
     name = "svrgsp"
@@ -218,6 +232,15 @@ class SVRGSP(_Stochastic):
         self.passes_per_step = 1.0 / self.n
         self.steps_per_iter = params["J"]
         self.thr_every = math.ceil(params["J"] / params["m"]) if self.plus else 0
+        self._csc = None  # CSC arrays of W (restricted reading on CSR data), built lazily
+
+    def _work_matrix(self, T):
+        """``W[:, T]``: a dense array or the CSR arrays ``(data, indices, indptr)``."""
+        if not self.sparse:
+            return gather_columns(self.problem.W, T)
+        if self._csc is None:  # once per solve, inside the timed region: O(nnz)
+            self._csc = csc_arrays(self.problem.W)
+        return K.gather_columns_csc(*self._csc, self.n, T)
 
     def step(self, x, rng):
         p, ws = self.p, self.ws
@@ -226,7 +249,7 @@ class SVRGSP(_Stochastic):
         Z, T = merge_support(g, x, s)
         idx = rng.integers(0, self.n, size=J)
         if p["inner"] == "restricted":
-            X = gather_columns(self.problem.W, T)
+            X = self._work_matrix(T)
             z = x[T]
             # every coordinate of the working space is "in" before the first H_|T|
             n_prev = ws.set_prev(np.arange(len(T)))
@@ -238,7 +261,8 @@ class SVRGSP(_Stochastic):
             z = x.copy()
             n_prev = ws.set_prev(T)
             steps, n_ev, n_rec, status, snaps = self._svrg_epoch(
-                self.problem.W, z, g, margins, idx, self.thr_every, len(T), n_prev)
+                self.csr if self.sparse else self.problem.W, z, g, margins, idx,
+                self.thr_every, len(T), n_prev)
             b_T = z[T]
             work_index = None
         keep = K.top_k(b_T, s)
