@@ -73,7 +73,7 @@ METHOD_LABELS = {
 """dict of str to str: display names as in the paper."""
 
 _OTHER_COLOR = "#7F7F7F"
-_LEGEND = {"orientation": "h", "yanchor": "top", "y": -0.22, "x": 0}
+_LEGEND = {"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0.0, "x": 0}
 _LEGEND_TOP = {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1}
 
 # support-raster categories (value in the heatmap -> meaning, colour)
@@ -899,7 +899,7 @@ def threshold_timeline_spec(traces, x="passes", cost=None):
     return _spec(data, dict(
         title={"text": "Hard thresholding: when, how often, at what cost"
                        f"<br><sup>{_short(src)}</sup>", "x": 0.02},
-        height=220 + 60 * len(traces),
+        height=300 + 60 * len(traces),
         margin={"l": 90, "r": 20, "t": 70, "b": 90},
         xaxis={"domain": [0, 0.7], "anchor": "y", "matches": "x2", "showticklabels": False},
         yaxis={"domain": [0.45, 1], **lane_axis},
