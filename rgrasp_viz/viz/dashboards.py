@@ -29,6 +29,7 @@ from collections import OrderedDict
 import ipywidgets as widgets
 import numpy as np
 import plotly.graph_objects as go
+from plotly.basedatatypes import Undefined as _UNDEFINED
 
 from ..problems import as_problem, make_regression
 from ..solvers import default_eta, solve
@@ -200,8 +201,10 @@ def update_figure(fw, spec):
     """Make ``fw`` show ``spec`` (a builder's ``*_spec`` output) with one batched update.
 
     When the traces keep their number and types (the usual case: builders emit a fixed
-    structure) every property is assigned inside ``fw.batch_update()``; otherwise the traces
-    are replaced first.
+    structure), every trace property and layout entry of ``spec`` is applied as one
+    ``plotly_update`` inside ``fw.batch_update()`` -- one message to the browser, no
+    per-property validation (the specs come from the builders, whose output is validated
+    whenever a ``go.Figure`` is made from them).  Otherwise the traces are replaced first.
 
     Parameters
     ----------
@@ -210,20 +213,25 @@ def update_figure(fw, spec):
         ``{"data": [trace dicts], "layout": {...}}``.
     """
     data, layout = spec["data"], spec["layout"]
+    relayout = {k: v for k, v in layout.items() if k != "template"}
     same = len(fw.data) == len(data) and all(
         t.type == d.get("type", "scatter") for t, d in zip(fw.data, data, strict=True))
-    if not same:
-        fw.data = ()
-        fw.add_traces(data)
-    with fw.batch_update():
-        if same:
-            for tr, new in zip(fw.data, data, strict=True):
-                for key, val in new.items():
-                    if key != "type":
-                        tr[key] = val
-        for key, val in layout.items():
-            if key != "template":
+    if not same or any(k not in fw.layout for k in relayout):
+        # new structure (e.g. the first run to show): validated assignments
+        if not same:
+            fw.data = ()
+            fw.add_traces(data)
+        with fw.batch_update():
+            for key, val in relayout.items():
                 fw.layout[key] = val
+        return
+    keys = []
+    for d in data:
+        keys += [k for k in d if k != "type" and k not in keys]
+    restyle = {k: [d.get(k, _UNDEFINED) for d in data] for k in keys}
+    with fw.batch_update():
+        fw.plotly_update(restyle_data=restyle, relayout_data=relayout,
+                         trace_indexes=list(range(len(data))))
 
 
 def _esc(text):
