@@ -134,6 +134,8 @@ def test_method_change_resolves_with_that_methods_default_eta(dash):
     assert inner[0].meta["count"] == res.trace.n_iter * dash.sliders["J"].value
     dash.method.value = "fght"
     assert dash.result.method == "fght" and dash.sliders["J"].disabled
+    dash.method.value = "grasp"
+    assert dash.result.method == "grasp" and dash.sliders["eta"].disabled
 
 
 def test_diverging_eta_shows_message_and_keeps_plots(dash):

@@ -317,6 +317,7 @@ class Explorer(widgets.VBox):
             n, d = self._fixed.n, self._fixed.d
         params0 = {"n": int(n), "d": int(d), "noise": float(noise), "seed": int(seed)}
         prob = self._problem({**params0})[0]
+        self.problem = prob
         if s is None:
             s = (max(1, min(prob.d, round(1.2 * np.count_nonzero(prob.x_true))))
                  if prob.x_true is not None else max(1, min(prob.d, prob.d // 100 or 1)))
@@ -444,6 +445,7 @@ class Explorer(widgets.VBox):
         meth = self.method.value
         self.sliders["J"].disabled = meth not in EPOCH_METHODS
         self.sliders["m"].disabled = meth != "svrgsp+"
+        self.sliders["eta"].disabled = meth == "grasp"  # GraSP solves on T exactly: no step
 
     def _on_method(self, change):
         if self._quiet:
