@@ -299,3 +299,39 @@ def test_loss_and_dloss_is_the_pair():
                     continue
                 f, df = loss_and_dloss(a, y, loss)
                 assert f == sample_loss(a, y, loss) and df == dloss(a, y, loss)
+
+
+# -- the fused full gradient (dense / CSR pair) -------------------------------------------------
+
+
+@pytest.mark.parametrize("loss", ["squares", "logistic"])
+@pytest.mark.parametrize("x_nnz", [0, 1, 7, 40])
+def test_full_gradient_pair_matches_numpy(loss, x_nnz):
+    from rgrasp_viz import losses
+
+    W = _sparse_matrix(35, 40, 0.2, seed=8, empty_rows=(3,), empty_cols=(5,))
+    rng = np.random.default_rng(x_nnz)
+    y = rng.standard_normal(35) if loss == "squares" else np.where(rng.random(35) < 0.5, -1.0, 1.0)
+    x = np.zeros(40)
+    x[rng.choice(40, x_nnz, replace=False)] = rng.standard_normal(x_nnz)
+    g_ref, m_ref = losses.gradient(W.toarray(), y, x, loss)
+    code = losses.LOSS_CODES[loss]
+    g, m = np.full(40, np.nan), np.full(35, np.nan)
+    sup = np.flatnonzero(x)
+    K.full_gradient_dense(np.ascontiguousarray(W.toarray()), y, code, sup, x[sup], m, g)
+    np.testing.assert_allclose(m, m_ref, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(g, g_ref, rtol=1e-13, atol=1e-15)
+    g2, m2 = np.full(40, np.nan), np.full(35, np.nan)
+    K.full_gradient_csr(*csr_arrays(W), y, code, x, m2, g2)
+    np.testing.assert_allclose(m2, m_ref, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(g2, g_ref, rtol=1e-13, atol=1e-15)
+
+
+def test_row_dot():
+    from rgrasp_viz._kernels.epochs import row_dot
+
+    X = np.random.default_rng(9).standard_normal((3, 11))
+    for p in range(12):
+        Xp = np.ascontiguousarray(X[:, :p])
+        z = np.arange(p, dtype=float) - 3.0
+        assert row_dot(Xp, 1, z) == pytest.approx(Xp[1] @ z, rel=1e-14, abs=1e-14)

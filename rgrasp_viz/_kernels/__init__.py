@@ -14,6 +14,7 @@ from .epochs import (
     svrg_epoch_csr,
     svrg_epoch_dense,
 )
+from .gradient import full_gradient_csr, full_gradient_dense
 from .threshold import count_changes, hard_threshold, keep_only, top_k, top_k_indices
 
 __all__ = [
@@ -21,6 +22,8 @@ __all__ = [
     "NUMBA_VERSION",
     "count_changes",
     "dloss",
+    "full_gradient_csr",
+    "full_gradient_dense",
     "gather_columns_csc",
     "gather_columns_dense",
     "hard_threshold",

@@ -47,7 +47,9 @@ def gather_columns_csc(cdata, cindices, cindptr, n, T):
     nnz = indptr[n]
     data = np.empty(nnz, dtype=np.float64)
     indices = np.empty(nnz, dtype=np.int64)
-    pos = indptr[:n].copy()
+    pos = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        pos[i] = indptr[i]
     for q in range(m):  # ascending q: each row receives its columns in order
         col = T[q]
         for e in range(cindptr[col], cindptr[col + 1]):

@@ -25,6 +25,7 @@ from ._jit import njit
 from .threshold import count_changes, keep_only, top_k_indices
 
 _HUGE = 1e150  # a margin beyond this means the run has blown up
+_ZERO = np.int64(0)  # counters start from a typed zero (see svrg_epoch_dense)
 
 
 @njit(cache=True)
@@ -66,6 +67,27 @@ def loss_and_dloss(a, y, loss):
 
 
 @njit(cache=True)
+def row_dot(X, i, z):
+    """``X[i] @ z`` with four partial sums (a single running sum is latency-bound)."""
+    p = z.shape[0]
+    a0 = 0.0
+    a1 = 0.0
+    a2 = 0.0
+    a3 = 0.0
+    k = 0
+    while k + 4 <= p:
+        a0 += X[i, k] * z[k]
+        a1 += X[i, k + 1] * z[k + 1]
+        a2 += X[i, k + 2] * z[k + 2]
+        a3 += X[i, k + 3] * z[k + 3]
+        k += 4
+    while k < p:
+        a0 += X[i, k] * z[k]
+        k += 1
+    return (a0 + a1) + (a2 + a3)
+
+
+@njit(cache=True)
 def _threshold_event(z, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf, track):
     """Apply H_{s_keep} to ``z``; return (n_kept, entered, left) relative to ``prev_idx``."""
     nk = top_k_indices(z, s_keep, keep_idx, cand, mags)
@@ -80,6 +102,12 @@ def _threshold_event(z, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf, tr
 
 
 @njit(cache=True)
+def _due(j, every):
+    """Whether something that happens every ``every`` steps (0: never) is due after step j."""
+    return every > 0 and (j + 1) % every == 0
+
+
+@njit(cache=True)
 def _after_step(j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf,
                 ev_step, ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec,
                 acc, cnt):
@@ -87,7 +115,7 @@ def _after_step(j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags,
 
     Returns the updated ``(n_prev, n_ev, n_rec, acc, cnt)``.
     """
-    if thr_every > 0 and (j + 1) % thr_every == 0:
+    if _due(j, thr_every):
         n_prev, e_in, e_out = _threshold_event(z, s_keep, keep_idx, prev_idx, n_prev,
                                                cand, mags, vbuf, track)
         if track:
@@ -95,12 +123,13 @@ def _after_step(j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags,
             ev_in[n_ev] = e_in
             ev_out[n_ev] = e_out
         n_ev += 1
-    if rec_every > 0 and (j + 1) % rec_every == 0:
+    if _due(j, rec_every):
         rec_loss[n_rec] = acc / cnt
         acc = 0.0
-        cnt = 0
+        cnt = _ZERO
         if snaps.shape[0] > 0:
-            snaps[n_rec, :] = z
+            for k in range(z.shape[0]):  # a loop: `snaps[n_rec, :] = z` costs seconds of
+                snaps[n_rec, k] = z[k]      # compilation (broadcast error formatting)
         n_rec += 1
     return n_prev, n_ev, n_rec, acc, cnt
 
@@ -116,15 +145,13 @@ def svrg_epoch_dense(X, y, loss, z, g, snap_margins, idx, eta, thr_every, s_keep
     ``grad f_i(z~)`` is rebuilt from the stored snapshot margins ``snap_margins[i]``.
     """
     p = z.shape[0]
-    n_ev = 0
-    n_rec = 0
+    n_ev = _ZERO  # not a literal 0: that would type (and compile) _after_step twice
+    n_rec = _ZERO
     acc = 0.0
-    cnt = 0
+    cnt = _ZERO
     for j in range(idx.shape[0]):
         i = idx[j]
-        a = 0.0
-        for k in range(p):
-            a += X[i, k] * z[k]
+        a = row_dot(X, i, z)
         if not abs(a) < _HUGE:
             return j, n_ev, n_rec, n_prev, 1
         yi = y[i]
@@ -134,9 +161,11 @@ def svrg_epoch_dense(X, y, loss, z, g, snap_margins, idx, eta, thr_every, s_keep
         c = da - dloss(snap_margins[i], yi, loss)
         for k in range(p):
             z[k] -= eta * (c * X[i, k] + g[k])
-        n_prev, n_ev, n_rec, acc, cnt = _after_step(
-            j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf, ev_step,
-            ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec, acc, cnt)
+        if _due(j, thr_every) or _due(j, rec_every):  # a call every step halves the speed
+            n_prev, n_ev, n_rec, acc, cnt = _after_step(
+                j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf,
+                ev_step, ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec,
+                acc, cnt)
     return idx.shape[0], n_ev, n_rec, n_prev, 0
 
 
@@ -168,10 +197,10 @@ def svrg_epoch_csr(data, indices, indptr, y, loss, z, g, snap_margins, idx, eta,
     costs O(nnz of the sampled row) instead of O(p).
     """
     p = z.shape[0]
-    n_ev = 0
-    n_rec = 0
+    n_ev = _ZERO  # not a literal 0: that would type (and compile) _after_step twice
+    n_rec = _ZERO
     acc = 0.0
-    cnt = 0
+    cnt = _ZERO
     if thr_every == 1:  # eager: H_s after every step reads every coordinate anyway
         for j in range(idx.shape[0]):
             i = idx[j]
@@ -219,7 +248,7 @@ def svrg_epoch_csr(data, indices, indptr, y, loss, z, g, snap_margins, idx, eta,
         c = da - dloss(snap_margins[i], yi, loss)
         for q in range(lo, hi):
             ug[indices[q], 0] -= eta * c * data[q]
-        if thr_every > 0 and (j + 1) % thr_every == 0:
+        if _due(j, thr_every):
             # the event reads every coordinate: synchronise, threshold, restart the clock
             _materialize(z, ug, (j + 1 - t0) * eta)
             n_prev, n_ev, n_rec, acc, cnt = _after_step(
@@ -229,10 +258,10 @@ def svrg_epoch_csr(data, indices, indptr, y, loss, z, g, snap_margins, idx, eta,
             for k in range(p):
                 ug[k, 0] = z[k]
             t0 = j + 1
-        elif rec_every > 0 and (j + 1) % rec_every == 0:
+        elif _due(j, rec_every):
             rec_loss[n_rec] = acc / cnt
             acc = 0.0
-            cnt = 0
+            cnt = _ZERO
             if snap:  # written straight into the buffer: recording never changes the run
                 _materialize(snaps[n_rec], ug, (j + 1 - t0) * eta)
             n_rec += 1
@@ -251,17 +280,15 @@ def sg_epoch_dense(X, y, loss, z, idx, batch, eta, s_keep, gbuf,
     """
     p = z.shape[0]
     n_steps = idx.shape[0] // batch
-    n_ev = 0
-    n_rec = 0
+    n_ev = _ZERO  # not a literal 0: that would type (and compile) _after_step twice
+    n_rec = _ZERO
     acc = 0.0
-    cnt = 0
+    cnt = _ZERO
     for j in range(n_steps):
         gbuf[:] = 0.0
         for b in range(batch):
             i = idx[j * batch + b]
-            a = 0.0
-            for k in range(p):
-                a += X[i, k] * z[k]
+            a = row_dot(X, i, z)
             if not abs(a) < _HUGE:
                 return j, n_ev, n_rec, n_prev, 1
             fa, c = loss_and_dloss(a, y[i], loss)
@@ -285,10 +312,10 @@ def sg_epoch_csr(data, indices, indptr, y, loss, z, idx, batch, eta, s_keep, gbu
                  ev_step, ev_in, ev_out, track, rec_every, rec_loss, snaps):
     """CSR twin of :func:`sg_epoch_dense`."""
     n_steps = idx.shape[0] // batch
-    n_ev = 0
-    n_rec = 0
+    n_ev = _ZERO  # not a literal 0: that would type (and compile) _after_step twice
+    n_rec = _ZERO
     acc = 0.0
-    cnt = 0
+    cnt = _ZERO
     for j in range(n_steps):
         gbuf[:] = 0.0
         for b in range(batch):

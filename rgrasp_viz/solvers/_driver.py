@@ -219,8 +219,7 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, max_it
 
     params = _params(prob, method, s, eta, J, m, inner, batch_size, record_every, record,
                      record_iterates)
-    if method in STOCHASTIC:
-        _warmup(method, prob.is_sparse, inner)
+    _warmup(method, prob.is_sparse, inner)
     # record=False switches off inner recording entirely (events and checkpoints)
     ws = Workspace(d, steps, record_every if (method in STOCHASTIC and record) else 0)
     impl = METHODS[method](prob, params, ws)
