@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -43,15 +44,22 @@ def course_notebooks():
 
 
 def execute(path, timeout=600):
-    """Execute ``path`` in place; return ``(seconds, CompletedProcess)``."""
+    """Execute ``path`` in place; return ``(wall seconds, CPU seconds, CompletedProcess)``.
+
+    CPU seconds are those of nbconvert and the kernel (user + system): on a busy machine they
+    say more about the notebook than the wall time does."""
     cmd = [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
            "--inplace", "--ExecutePreprocessor.store_widget_state=False",
            "--ExecutePreprocessor.record_timing=False",
            f"--ExecutePreprocessor.timeout={int(timeout)}", str(path)]
     env = dict(os.environ, RGRASP_VIZ_STANDIN="1", PYDEVD_DISABLE_FILE_VALIDATION="1")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
-    return time.perf_counter() - t0, proc
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, proc
 
 
 def main(argv=None):
@@ -75,9 +83,9 @@ def main(argv=None):
         parser.error("no notebook matches")
 
     failed = []
-    print(f"{'notebook':34s} {'seconds':>8s} {'size':>10s}")
+    print(f"{'notebook':34s} {'wall [s]':>8s} {'CPU [s]':>8s} {'bytes':>10s}")
     for path in paths:
-        seconds, proc = execute(path, args.timeout)
+        seconds, cpu, proc = execute(path, args.timeout)
         size = path.stat().st_size
         problems = []
         if proc.returncode != 0:
@@ -86,7 +94,8 @@ def main(argv=None):
             problems.append(f"took {seconds:.0f} s > budget {args.budget:.0f} s")
         if size >= MAX_BYTES:
             problems.append(f"{size:,} bytes >= {MAX_BYTES:,}")
-        print(f"{path.name:34s} {seconds:8.1f} {size:10,d}  {'ok' if not problems else 'FAILED'}")
+        status = "ok" if not problems else "FAILED"
+        print(f"{path.name:34s} {seconds:8.1f} {cpu:8.1f} {size:10,d}  {status}", flush=True)
         for p in problems:
             print("    " + p.replace("\n", "\n    "))
         if problems:
