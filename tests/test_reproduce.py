@@ -47,7 +47,8 @@ def six(fast, slow, k=11):
     """All six methods; ``fast`` converge at rate 1e-2 per iteration, the others at 0.5."""
     passes = np.arange(k, dtype=float) * 3
     return {m: fake_trace(m, passes, geometric(1e-2 if m in fast else 0.5, k),
-                          time=passes * (0.1 if m in fast else 1.0))
+                          time=passes * (0.1 if m in fast else 1.0) * (0.5 if m == "svrgsp+"
+                                                                       else 1.0))
             for m in slow + fast}
 
 
@@ -68,8 +69,10 @@ def test_claims_hold_when_ours_are_faster():
     # target gap 1e-4 * (1 - 0): rate 1e-2 crosses at t = 2 -> 6 passes, 0.6 s
     assert "SVRGSP 6 passes" in rows["P1"]["numbers"]
     assert "SVRGSP 0.6 s" in rows["T1"]["numbers"]
+    assert "SVRGSP+ 0.3 s" in rows["T2"]["numbers"]
     # SVRGSP+ and SVRGSP have identical curves: "faster" is strict, so no
     assert rows["P3"]["verdict"] == "no" and "identical" in rows["P3"]["numbers"]
+    assert rows["T3"]["verdict"] == "no" and "identical" in rows["T3"]["numbers"]
     # no ground truth in these traces
     assert rows["E1"]["verdict"] == "n/a"
 
@@ -215,7 +218,7 @@ def test_quick_real_data_from_a_local_file(tmp_path, monkeypatch, capsys):
     data.mkdir()
     _write_svmlight(data / spec.decompressed_filename, 300, 400)
     out = tmp_path / "out"
-    code = cli.main(["reproduce", "fig2-rcv1", "--quick", "--no-png", "--data-dir",
+    code = cli.main(["reproduce", "fig3-rcv1", "--quick", "--no-png", "--data-dir",
                      str(data), "--out", str(out), "--budget", "12"])
     assert code == 0
     printed = capsys.readouterr()
@@ -224,7 +227,7 @@ def test_quick_real_data_from_a_local_file(tmp_path, monkeypatch, capsys):
     assert sum(line.startswith("[") for line in printed.out.splitlines()) == len(R.CLAIMS)
     assert printed.err.count("/6] ") == 6  # one progress line per method
     settings = json.loads((out / "run.json").read_text())
-    assert settings["loss"] == "logistic" and settings["s"] == 10
+    assert settings["loss"] == "squares" and settings["s"] == 10
     assert not settings["stand_in"]
     assert "| E1 |" in (out / "claims.md").read_text()
     assert len(list((out / "traces").glob("*.npz"))) == 6
@@ -232,13 +235,14 @@ def test_quick_real_data_from_a_local_file(tmp_path, monkeypatch, capsys):
 
 def test_quick_real_data_stand_in_when_missing(tmp_path, monkeypatch):
     _tiny_spec(monkeypatch, "rcv1", 2000, 3000)
-    rep = R.run("fig3-rcv1", quick=True, out=tmp_path / "out", data_dir=tmp_path / "empty",
-                png=False, progress=False)
+    rep = R.run("fig2-rcv1", quick=True, out=tmp_path / "out", data_dir=tmp_path / "empty",
+                png=False, progress=False, budget=12)
     assert rep.info.stand_in
-    prob, info = R.build_problem("fig3-rcv1", quick=True, data_dir=tmp_path / "empty",
+    prob, info = R.build_problem("fig2-rcv1", quick=True, data_dir=tmp_path / "empty",
                                  progress=False)
     assert (prob.n, prob.d, info.s) == (200, 300, 20)
-    assert prob.is_sparse and prob.loss == "squares" and prob.x_true is None
+    assert prob.is_sparse and prob.loss == "logistic" and prob.x_true is None
+    assert set(np.unique(prob.y)) == {-1.0, 1.0}
     per_row = prob.nnz / prob.n
     assert per_row == pytest.approx(R.PAPER_DENSITY["rcv1"] * 3000, rel=0.2)
     md = (tmp_path / "out" / "claims.md").read_text()
