@@ -9,6 +9,10 @@ reference run for F* is recomputed too, and for ``seed`` the data are generated 
 reports the median, min and max wall time per change, split into the ``rv.solve`` call and
 the rest (figure specs + widget updates).  Target: median <= 150 ms for the default method.
 
+On a busy machine, multi-threaded BLAS in the objective evaluations that ``rv.solve`` does
+outside its timed region can dominate (threads waiting for cores); compare with
+``OPENBLAS_NUM_THREADS=1``.  The header line prints the load average and BLAS settings.
+
 Usage: ``python benchmarks/bench_dashboards.py [--repeats 15] [--methods svrgsp+,svrght]``.
 """
 
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import statistics
 import time
 import warnings
@@ -104,7 +109,10 @@ def main(argv=None):
     dash = rv.explore(debounce=0)  # classroom: n=500, d=1000, s*=20, s=24
     build = time.perf_counter() - t0
     print("# rgrasp_viz dashboard benchmark\n")
-    print(f"{dash.problem}, s = {dash.sliders['s'].value}; {machine_note()}\n")
+    blas = ", ".join(f"{v}={os.environ[v]}" for v in ("OPENBLAS_NUM_THREADS",
+                                                       "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+                     if v in os.environ) or "BLAS threads not limited"
+    print(f"{dash.problem}, s = {dash.sliders['s'].value}; {machine_note()}; {blas}\n")
     print(f"first rv.explore() in this process (imports, Numba cache load, first solve, "
           f"figure widgets): {build:.2f} s\n")
     # warm every method once (Numba kernels, cost-model measurements), not timed
