@@ -252,7 +252,7 @@ TUNED_FACTORS = {
                                           "0.1), seeds 1000-1001"},
     ("fig1-setting2", False): {"fght": 2.0, "sght": 2.0, "svrght": 1.0, "svrgsp": 4.0,
                                "svrgsp+": 4.0, "svrgsp|full": 1.0, "svrgsp+|full": 1.0,
-                               "tuned_on": "setting 2 (n=5000, d=10000, s*=500), seed 1000"},
+                               "tuned_on": "setting 2 (n=5000, d=10000, s*=500), seeds 1000-1001"},
     ("fig2-rcv1", True): {"fght": 2.0, "sght": 4.0, "svrght": 1.0, "svrgsp": 2.0,
                           "svrgsp+": 2.0, "svrgsp|full": 2.0, "svrgsp+|full": 2.0,
                           "tuned_on": _STANDIN},
