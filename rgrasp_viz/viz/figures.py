@@ -694,24 +694,33 @@ def _iteration_positions(trace, x):
     return it if per == 0 else it * per
 
 
-def _time_call(fn, min_batch=5e-4, repeats=5):
+def _calibrate(fn, min_batch):
     fn()
     n = 1
-    while True:  # calibrate a batch to about min_batch seconds
+    while True:  # calls per batch so that a batch lasts about min_batch seconds
         t0 = time.perf_counter()
         for _ in range(n):
             fn()
-        dt = time.perf_counter() - t0
-        if dt >= min_batch or n >= 1 << 16:
-            break
+        if time.perf_counter() - t0 >= min_batch or n >= 1 << 16:
+            return n
         n *= 4
-    times = []
+
+
+def _time_pair(fn, base, min_batch=5e-4, repeats=5):
+    """Seconds per call of ``fn`` and of ``base``: batches of the two alternate (so that both
+    see the same machine load) and the fastest batch of each counts (the least disturbed)."""
+    n_f, n_b = _calibrate(fn, min_batch), _calibrate(base, min_batch)
+    best_f = best_b = math.inf
     for _ in range(repeats):
         t0 = time.perf_counter()
-        for _ in range(n):
+        for _ in range(n_f):
             fn()
-        times.append((time.perf_counter() - t0) / n)
-    return float(np.median(times))
+        best_f = min(best_f, (time.perf_counter() - t0) / n_f)
+        t0 = time.perf_counter()
+        for _ in range(n_b):
+            base()
+        best_b = min(best_b, (time.perf_counter() - t0) / n_b)
+    return best_f, best_b
 
 
 @functools.lru_cache(maxsize=256)
@@ -724,10 +733,9 @@ def _measured_seconds(p, k, in_kernel):
     k = int(k)
     if in_kernel:
         small = np.random.default_rng(1).standard_normal(4)
-        t = _time_call(lambda: hard_threshold(v, k))
-        base = _time_call(lambda: hard_threshold(small, 2))
+        t, base = _time_pair(lambda: hard_threshold(v, k), lambda: hard_threshold(small, 2))
         return max(t - base, 0.0)
-    return _time_call(lambda: top_k(v, k))
+    return _time_pair(lambda: top_k(v, k), lambda: None)[0]
 
 
 def _grid(p, k):
@@ -762,10 +770,12 @@ def threshold_share(trace, cost=None):
 
     where ``t_H(p, k)`` is the time to threshold a random length-``p`` vector to ``k``
     entries: for thresholdings inside an epoch (SVRGHT, SG-HT, SVRGSP+'s ``H_|T|``), the
-    median time of ``rv.hard_threshold`` minus its Python-call overhead (the time of the same
-    call on a length-4 vector); for the closing ``H_s`` of an outer iteration, which the
-    solvers call from Python, the median time of ``rv.top_k`` with its overhead.  ``p`` is
-    ``d`` or the median ``|T|`` of the run.  Measurements are cached per ``(p, k)``.
+    time of ``rv.hard_threshold`` minus its Python-call overhead (the time of the same call on
+    a length-4 vector); for the closing ``H_s`` of an outer iteration, which the solvers call
+    from Python, the time of ``rv.top_k`` with its overhead.  Times are the fastest of 5
+    batches of about 0.5 ms, alternating with the overhead batches, so that machine load
+    disturbs them as little as possible.  ``p`` is ``d`` or the median ``|T|`` of the run.
+    Measurements are cached per ``(p, k)`` (rounded up to multiples of 8).
 
     Parameters
     ----------
@@ -803,7 +813,8 @@ def threshold_share(trace, cost=None):
         parts = [f"{'inner' if kd == 0 else 'outer'} H on {shapes[kd][0]}→{shapes[kd][1]}: "
                  f"{1e6 * t:.2f} µs" for kd, t in per_op.items()]
         source = ("estimated: count × t_H, t_H measured on this machine with rv.hard_threshold"
-                  " (in-epoch, call overhead subtracted) / rv.top_k (outer); "
+                  " (in-epoch, call overhead subtracted) / rv.top_k (outer), fastest of 5 "
+                  "batches; "
                   + "; ".join(parts))
     elif isinstance(cost, dict):
         per_op = {int(kd): float(v) for kd, v in cost.items()}
