@@ -335,19 +335,3 @@ def test_row_dot():
         Xp = np.ascontiguousarray(X[:, :p])
         z = np.arange(p, dtype=float) - 3.0
         assert row_dot(Xp, 1, z) == pytest.approx(Xp[1] @ z, rel=1e-14, abs=1e-14)
-
-
-def test_move_marks_counts_like_count_changes():
-    from rgrasp_viz._kernels.threshold import count_changes, move_marks, support_marks
-
-    rng = np.random.default_rng(10)
-    p = 60
-    old = np.sort(rng.choice(p, 12, replace=False))
-    mark = support_marks(p, old, len(old), True)
-    for _ in range(200):
-        new = np.sort(rng.choice(p, int(rng.integers(0, 20)), replace=False))
-        want = count_changes(old, len(old), new, len(new))
-        assert move_marks(mark, old, len(old), new, len(new)) == want
-        np.testing.assert_array_equal(np.flatnonzero(mark), new)
-        old = new
-    assert support_marks(p, old, len(old), False).shape == (0,)

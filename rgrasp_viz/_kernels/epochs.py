@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import njit
-from .threshold import keep_only, move_marks, support_marks, top_k_indices
+from .threshold import count_changes, keep_only, top_k_indices
 
 _HUGE = 1e150  # a margin beyond this means the run has blown up
 _ZERO = np.int64(0)  # counters start from a typed zero (see svrg_epoch_dense)
@@ -88,15 +88,14 @@ def row_dot(X, i, z):
 
 
 @njit(cache=True)
-def _threshold_event(z, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf, track, mark):
-    """Apply H_{s_keep} to ``z``; return (n_kept, entered, left) relative to ``prev_idx``
-    (``mark``: indicator of ``prev_idx[:n_prev]``, kept up to date)."""
+def _threshold_event(z, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf, track):
+    """Apply H_{s_keep} to ``z``; return (n_kept, entered, left) relative to ``prev_idx``."""
     nk = top_k_indices(z, s_keep, keep_idx, cand, mags)
     keep_only(z, keep_idx, nk, vbuf)
     entered = 0
     left = 0
     if track:
-        entered, left = move_marks(mark, prev_idx, n_prev, keep_idx, nk)
+        entered, left = count_changes(prev_idx, n_prev, keep_idx, nk)
         for q in range(nk):
             prev_idx[q] = keep_idx[q]
     return nk, entered, left
@@ -111,14 +110,14 @@ def _due(j, every):
 @njit(cache=True)
 def _after_step(j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf,
                 ev_step, ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec,
-                acc, cnt, mark):
+                acc, cnt):
     """End of inner step ``j`` (0-based): thresholding event and checkpoint, if due.
 
     Returns the updated ``(n_prev, n_ev, n_rec, acc, cnt)``.
     """
     if _due(j, thr_every):
         n_prev, e_in, e_out = _threshold_event(z, s_keep, keep_idx, prev_idx, n_prev,
-                                               cand, mags, vbuf, track, mark)
+                                               cand, mags, vbuf, track)
         if track:
             ev_step[n_ev] = j + 1
             ev_in[n_ev] = e_in
@@ -150,7 +149,6 @@ def svrg_epoch_dense(X, y, loss, z, g, snap_margins, idx, eta, thr_every, s_keep
     n_rec = _ZERO
     acc = 0.0
     cnt = _ZERO
-    mark = support_marks(z.shape[0], prev_idx, n_prev, track and (thr_every > 0))
     for j in range(idx.shape[0]):
         i = idx[j]
         a = row_dot(X, i, z)
@@ -167,7 +165,7 @@ def svrg_epoch_dense(X, y, loss, z, g, snap_margins, idx, eta, thr_every, s_keep
             n_prev, n_ev, n_rec, acc, cnt = _after_step(
                 j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf,
                 ev_step, ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec,
-                acc, cnt, mark)
+                acc, cnt)
     return idx.shape[0], n_ev, n_rec, n_prev, 0
 
 
@@ -203,7 +201,6 @@ def svrg_epoch_csr(data, indices, indptr, y, loss, z, g, snap_margins, idx, eta,
     n_rec = _ZERO
     acc = 0.0
     cnt = _ZERO
-    mark = support_marks(z.shape[0], prev_idx, n_prev, track and (thr_every > 0))
     if thr_every == 1:  # eager: H_s after every step reads every coordinate anyway
         for j in range(idx.shape[0]):
             i = idx[j]
@@ -224,7 +221,7 @@ def svrg_epoch_csr(data, indices, indptr, y, loss, z, g, snap_margins, idx, eta,
             n_prev, n_ev, n_rec, acc, cnt = _after_step(
                 j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf,
                 ev_step, ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec,
-                acc, cnt, mark)
+                acc, cnt)
         return idx.shape[0], n_ev, n_rec, n_prev, 0
     ug = np.empty((p, 2), dtype=np.float64)
     for k in range(p):
@@ -257,7 +254,7 @@ def svrg_epoch_csr(data, indices, indptr, y, loss, z, g, snap_margins, idx, eta,
             n_prev, n_ev, n_rec, acc, cnt = _after_step(
                 j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf,
                 ev_step, ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec,
-                acc, cnt, mark)
+                acc, cnt)
             for k in range(p):
                 ug[k, 0] = z[k]
             t0 = j + 1
@@ -287,7 +284,6 @@ def sg_epoch_dense(X, y, loss, z, idx, batch, eta, s_keep, gbuf,
     n_rec = _ZERO
     acc = 0.0
     cnt = _ZERO
-    mark = support_marks(z.shape[0], prev_idx, n_prev, track)
     for j in range(n_steps):
         gbuf[:] = 0.0
         for b in range(batch):
@@ -306,7 +302,7 @@ def sg_epoch_dense(X, y, loss, z, idx, batch, eta, s_keep, gbuf,
         # SG-HT thresholds after every step (thr_every = 1)
         n_prev, n_ev, n_rec, acc, cnt = _after_step(
             j, z, 1, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf, ev_step,
-            ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec, acc, cnt, mark)
+            ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec, acc, cnt)
     return n_steps, n_ev, n_rec, n_prev, 0
 
 
@@ -320,7 +316,6 @@ def sg_epoch_csr(data, indices, indptr, y, loss, z, idx, batch, eta, s_keep, gbu
     n_rec = _ZERO
     acc = 0.0
     cnt = _ZERO
-    mark = support_marks(z.shape[0], prev_idx, n_prev, track)
     for j in range(n_steps):
         gbuf[:] = 0.0
         for b in range(batch):
@@ -341,5 +336,5 @@ def sg_epoch_csr(data, indices, indptr, y, loss, z, idx, batch, eta, s_keep, gbu
         # SG-HT thresholds after every step (thr_every = 1)
         n_prev, n_ev, n_rec, acc, cnt = _after_step(
             j, z, 1, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf, ev_step,
-            ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec, acc, cnt, mark)
+            ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec, acc, cnt)
     return n_steps, n_ev, n_rec, n_prev, 0

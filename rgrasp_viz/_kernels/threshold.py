@@ -165,31 +165,6 @@ def count_changes(old, n_old, new, n_new):
     return n_new - common, n_old - common
 
 
-@njit(cache=True)
-def support_marks(p, idx, n_idx, on):
-    """Indicator (uint8) of ``idx[:n_idx]`` among ``p`` coordinates; empty when not ``on``."""
-    mark = np.zeros(p if on else 0, dtype=np.uint8)
-    if on:
-        for q in range(n_idx):
-            mark[idx[q]] = 1
-    return mark
-
-
-@njit(cache=True)
-def move_marks(mark, old, n_old, new, n_new):
-    """Return (entered, left) from ``old`` to ``new`` given ``mark`` = indicator of ``old``;
-    leave ``mark`` = indicator of ``new``.  Same counts as :func:`count_changes` in three
-    branch-free O(|old| + |new|) loops (no merge: it costs twice as much per event)."""
-    entered = 0
-    for q in range(n_new):
-        entered += 1 - mark[new[q]]
-    for q in range(n_old):
-        mark[old[q]] = 0
-    for q in range(n_new):
-        mark[new[q]] = 1
-    return entered, n_old - (n_new - entered)
-
-
 def top_k(v, k):
     """Indices (ascending) of the ``k`` largest magnitudes of ``v``; ties -> lower index.
 
