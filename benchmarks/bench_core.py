@@ -4,13 +4,13 @@
     settles at, next to scikit-learn's OrthogonalMatchingPursuit (optional dependency);
 (b) SVRGHT epoch time / one NumPy full gradient;
 (c) trace overhead: recording on vs off;
-(d) first solve in a fresh process with a cold and with a warm Numba cache;
+(d) first solve in a fresh process with a cold and with a warm Numba cache (wall and CPU);
 (e) classroom size: one full solve;
 (f) SVRGSP(+) inner readings: z on T ("restricted") vs z on all d coordinates ("full").
 
-Usage: ``python benchmarks/bench_core.py [--repeats 3] [--quick]``.  Medians over repeats
-(different seeds for the stochastic index sequence, same data); ratios are taken against
-baselines measured in the same run.
+Usage: ``python benchmarks/bench_core.py [--repeats 3] [--quick] [--only abcdef]``.
+Medians over repeats (different seeds for the stochastic index sequence, same data); ratios
+are taken against baselines measured in the same run.
 """
 
 from __future__ import annotations
@@ -21,11 +21,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 import warnings
 
 import numpy as np
-from _util import median_time, table
+from _util import CLOCK, machine_note, median_time, table, use_cpu_clock
 
 import rgrasp_viz as rv
 from rgrasp_viz.solvers.methods import SVRGHT
@@ -95,39 +94,49 @@ def _workspace(prob, meta):
 
 
 def bench_c(prob, s, repeats):
+    """Recording on vs off, paired: every repeat runs on, off and off again (order alternating),
+    so the overhead is the median of per-repeat ratios and the off/off ratio shows the noise."""
     rows = []
     for m in ("svrght", "svrgsp+"):
-        t_on, t_off = [], []
-        for r in range(repeats):
+        on, off, ratio, noise = [], [], [], []
+        for r in range(max(repeats, 7)):
             kw = dict(s=s, random_state=r, tol=0, ftol=0, max_iter=5)
-            t_on.append(rv.solve(prob, method=m, **kw).time)
-            t_off.append(rv.solve(prob, method=m, record=False, **kw).time)
-        on, off = statistics.median(t_on), statistics.median(t_off)
-        rows.append({"method": m, "on": on, "off": off, "overhead": 100 * (on / off - 1)})
+            times = {True: [], False: []}
+            for rec in ([True, False, False] if r % 2 == 0 else [False, False, True]):
+                times[rec].append(rv.solve(prob, method=m, record=rec, **kw).time)
+            (t_on,), (t_off1, t_off2) = times[True], times[False]
+            on.append(t_on)
+            off.append(t_off1)
+            ratio.append(t_on / t_off1)
+            noise.append(t_off2 / t_off1)
+        rows.append({"method": m, "on": statistics.median(on), "off": statistics.median(off),
+                     "overhead": 100 * (statistics.median(ratio) - 1),
+                     "noise": 100 * (statistics.median(noise) - 1), "n": len(ratio)})
     return rows
 
 
 _FIRST = """
-import time; t0 = time.perf_counter()
+import time; t0 = time.perf_counter(); c0 = time.process_time()
 import rgrasp_viz as rv
-t1 = time.perf_counter()
+t1 = time.perf_counter(); c1 = time.process_time()
 prob = rv.make_regression("classroom", random_state=0)
-t2 = time.perf_counter()
+t2 = time.perf_counter(); c2 = time.process_time()
 res = rv.solve(prob, method="svrgsp+", random_state=0)
-t3 = time.perf_counter()
-print(t1 - t0, t3 - t2)
+t3 = time.perf_counter(); c3 = time.process_time()
+print(t1 - t0, t3 - t2, c1 - c0, c3 - c2)
 """
 
 
 def bench_d():
     rows = []
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, OPENBLAS_NUM_THREADS="1")
         for label in ("cold cache", "warm cache", "warm cache (again)"):
             out = subprocess.run([sys.executable, "-c", _FIRST], env=env, check=True,
                                  capture_output=True, text=True).stdout
-            imp, first = (float(v) for v in out.split())
-            rows.append({"what": label, "import": imp, "first": first})
+            imp, first, imp_cpu, first_cpu = (float(v) for v in out.split())
+            rows.append({"what": label, "import": imp, "first": first, "import_cpu": imp_cpu,
+                         "first_cpu": first_cpu})
     return rows
 
 
@@ -137,12 +146,13 @@ def bench_e(repeats):
     for m in METHODS:
         rv.solve(prob, method=m, random_state=0)  # warm
         solver, wall = [], []
-        for r in range(max(repeats, 5)):
-            t0 = time.perf_counter()
+        for r in range(max(repeats, 15)):
+            t0 = CLOCK["now"]()
             res = rv.solve(prob, method=m, random_state=r)
-            wall.append(time.perf_counter() - t0)
+            wall.append(CLOCK["now"]() - t0)
             solver.append(res.time)
         rows.append({"method": m, "solver_ms": 1e3 * statistics.median(solver),
+                     "best_ms": 1e3 * min(solver),
                      "wall_ms": 1e3 * statistics.median(wall), "iterations": res.nit,
                      "rel_error": res.rel_error})
     return rows
@@ -152,49 +162,70 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="classroom data instead of setting 1")
+    ap.add_argument("--only", default="abcdef", help="sections to run, e.g. 'cde'")
+    ap.add_argument("--cpu-time", action="store_true",
+                    help="time with process CPU time (an idle-machine estimate on a busy one)")
     args = ap.parse_args(argv)
+    only = set(args.only)
+    if args.cpu_time:
+        use_cpu_clock()
     prob = rv.make_regression("classroom" if args.quick else 1, random_state=0)
     s = round(1.2 * np.count_nonzero(prob.x_true))
     rv.solve(prob, method="svrgsp+", s=s, max_iter=1, warn=False)  # JIT warm-up
-    print(f"# rgrasp_viz core benchmarks\n\n{prob}, s = {s}, repeats = {args.repeats}\n")
+    print(f"# rgrasp_viz core benchmarks\n\n{prob}, s = {s}, repeats = {args.repeats}; "
+          f"clock: {CLOCK['name']}; {machine_note()} at start\n")
 
-    rows = bench_a(prob, s, args.repeats)
-    omp = bench_omp(prob, s, args.repeats)
-    ref = omp["seconds"] if omp else float("nan")
-    if omp:
-        rows.append(omp)
-    for r in rows:
-        r["vs_omp"] = r["seconds"] / ref
-    print(table(rows, [("method", "method", ""), ("passes", "passes to 1e-2", ".1f"),
-                       ("seconds", "seconds to 1e-2", ".3f"), ("vs_omp", "time / OMP", ".2f"),
-                       ("thresholds", "H ops to 1e-2", "d"),
-                       ("settled", "settled rel. error", ".2e")],
-                "(a) setting 1: to relative error 1e-2" + ("" if omp else " (sklearn missing)")))
-
-    print(table(bench_b(prob, s, args.repeats),
-                [("what", "what", ""), ("seconds", "median s", ".4f"),
-                 ("ratio", "x full gradient", ".1f")], "(b) SVRGHT epoch vs full gradient"))
-    print(table(bench_c(prob, s, args.repeats),
-                [("method", "method", ""), ("on", "solver s, recording on", ".3f"),
-                 ("off", "recording off", ".3f"), ("overhead", "overhead %", ".1f")],
-                "(c) trace overhead (5 epochs)"))
-    print(table(bench_d(), [("what", "new process", ""),
-                            ("import", "import rgrasp_viz [s]", ".2f"),
-                            ("first", "first solve() (classroom, svrgsp+) [s]", ".2f")],
-                "(d) Numba cache: first solve in a fresh process"))
-    print(table(bench_e(args.repeats),
-                [("method", "method", ""), ("solver_ms", "solver ms", ".2f"),
-                 ("wall_ms", "wall ms (whole solve() call)", ".2f"),
-                 ("iterations", "iterations", "d"), ("rel_error", "rel. error", ".2e")],
-                "(e) classroom (n=500, d=1000, s*=20, s=24): one full solve, default settings"))
-    rows = []
-    for inner in ("restricted", "full"):
-        for r in bench_a(prob, s, args.repeats, methods=("svrgsp", "svrgsp+"), inner=inner):
-            rows.append(r | {"inner": inner})
-    print(table(rows, [("inner", "inner", ""), ("method", "method", ""),
-                       ("passes", "passes to 1e-2", ".1f"), ("seconds", "seconds to 1e-2", ".3f"),
-                       ("settled", "settled rel. error", ".2e")],
-                "(f) Algorithm 2's iterate on T vs on all d coordinates"))
+    if "a" in only:
+        rows = bench_a(prob, s, args.repeats)
+        omp = bench_omp(prob, s, args.repeats)
+        ref = omp["seconds"] if omp else float("nan")
+        if omp:
+            rows.append(omp)
+        for r in rows:
+            r["vs_omp"] = r["seconds"] / ref
+        print(table(rows, [("method", "method", ""), ("passes", "passes to 1e-2", ".1f"),
+                           ("seconds", "seconds to 1e-2", ".3f"),
+                           ("vs_omp", "time / OMP", ".2f"), ("thresholds", "H ops to 1e-2", "d"),
+                           ("settled", "settled rel. error", ".2e")],
+                    "(a) setting 1: to relative error 1e-2"
+                    + ("" if omp else " (sklearn missing)")))
+    if "b" in only:
+        print(table(bench_b(prob, s, args.repeats),
+                    [("what", "what", ""), ("seconds", "median s", ".4f"),
+                     ("ratio", "x full gradient", ".1f")], "(b) SVRGHT epoch vs full gradient"))
+    if "c" in only:
+        print(table(bench_c(prob, s, args.repeats),
+                    [("method", "method", ""), ("on", "solver s, recording on", ".3f"),
+                     ("off", "recording off", ".3f"),
+                     ("overhead", "overhead % (median of paired ratios)", ".1f"),
+                     ("noise", "off vs off again % (noise)", ".1f"), ("n", "pairs", "d")],
+                    "(c) trace overhead (5 epochs)"))
+    if "d" in only:
+        print(table(bench_d(), [("what", "new process", ""),
+                                ("import", "import rgrasp_viz [s]", ".2f"),
+                                ("first", "first solve() (classroom, svrgsp+) [s]", ".2f"),
+                                ("import_cpu", "import, CPU [s]", ".2f"),
+                                ("first_cpu", "first solve, CPU [s]", ".2f")],
+                    "(d) Numba cache: first solve in a fresh process (wall and CPU time)"))
+    if "e" in only:
+        print(table(bench_e(args.repeats),
+                    [("method", "method", ""), ("solver_ms", "solver ms (median)", ".2f"),
+                     ("best_ms", "solver ms (best)", ".2f"),
+                     ("wall_ms", "ms, whole solve() call", ".2f"),
+                     ("iterations", "iterations", "d"), ("rel_error", "rel. error", ".2e")],
+                    "(e) classroom (n=500, d=1000, s*=20, s=24): one full solve, default "
+                    "settings"))
+    if "f" in only:
+        rows = []
+        for inner in ("restricted", "full"):
+            for r in bench_a(prob, s, args.repeats, methods=("svrgsp", "svrgsp+"), inner=inner):
+                rows.append(r | {"inner": inner})
+        print(table(rows, [("inner", "inner", ""), ("method", "method", ""),
+                           ("passes", "passes to 1e-2", ".1f"),
+                           ("seconds", "seconds to 1e-2", ".3f"),
+                           ("settled", "settled rel. error", ".2e")],
+                    "(f) Algorithm 2's iterate on T vs on all d coordinates"))
+    print(f"{machine_note()} at end")
 
 
 if __name__ == "__main__":

@@ -249,7 +249,7 @@ class SVRGSP(_Stochastic):
     def _work_matrix(self, T):
         """``W[:, T]``: a dense array or the CSR arrays ``(data, indices, indptr)``."""
         if not self.sparse:
-            return gather_columns(self.problem.W, T)
+            return K.gather_columns_dense(self.problem.W, T, np.empty((self.n, len(T))))
         if self._csc is None:  # once per solve, inside the timed region: O(nnz)
             self._csc = csc_arrays(self.problem.W)
         return K.gather_columns_csc(*self._csc, self.n, T)
