@@ -654,3 +654,22 @@ def test_huge_step_diverges_gracefully(method, sparse):
     assert res.fun == prob.objective(res.x)
     assert res.trace.meta["status"] == 2
     assert res.trace.n_iter == res.nit
+
+
+@pytest.mark.parametrize("factor", [6, 8, 10])
+def test_bounded_blow_up_is_divergence_not_convergence(factor):
+    # A step a few times too large makes SVRGSP+ jump far above F(x0) and then sit there:
+    # the stagnation rule must not call that converged.
+    prob = rv.make_regression(n=200, d=300, s_star=10, random_state=0)
+    eta = factor * rv.default_eta(prob, "svrgsp+", 12)
+    res = rv.solve(prob, method="svrgsp+", s=12, eta=eta, random_state=0, warn=False)
+    assert res.trace.objective[-1] > res.trace.objective[0]
+    assert res.status == 2 and not res.success
+    assert "diverged" in res.message and "rose" in res.message
+
+
+def test_moderate_step_still_converges():
+    prob = rv.make_regression(n=200, d=300, s_star=10, random_state=0)
+    eta = 4 * rv.default_eta(prob, "svrgsp+", 12)
+    res = rv.solve(prob, method="svrgsp+", s=12, eta=eta, random_state=0, warn=False)
+    assert res.status == 0 and res.fun < 0.01 * res.trace.objective[0]

@@ -93,7 +93,10 @@ def default_eta(problem, method, s, inner="restricted", batch_size=None):
     * ``svrght``: ``2.5 / L(s)``.  Measured window: at ``1/L(s)``-``2/L(s)`` SVRGHT stalls on a
       wrong support (an off-support coordinate must cross the threshold in one step to
       enter), at ``3/L(s)`` it diverges on n = 500, d = 1000; ``2.5/L(s)`` works on the
-      classroom problem, its scaled-down setting 1 and setting 1.
+      classroom problem, its scaled-down setting 1 and setting 1.  No constant factor works
+      everywhere: on n = 200, d = 300, s = 7 this step diverges (``1.5 / L(s)`` is needed
+      there), while on n = 500, d = 1000, s = 60 ``1.5 / L(s)`` stalls.  A divergence is
+      reported (``status == 2``), never silent -- SVRGHT's narrow window is itself a lesson.
     * ``svrgsp``, ``svrgsp+``: ``1 / L(3s)`` when the inner iterate lives on ``T``
       (``|T| <= 3s``); ``1 / L(d)`` (the mean squared row norm) for ``inner="full"``.
 

@@ -167,6 +167,10 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, max_it
     -------
     SolveResult
         ``x, fun, nit, success, status, message, trace, passes, time, rel_error``.
+        ``status``: 0 converged (``tol`` or ``ftol`` rule), 1 ``max_iter`` reached, 2 diverged
+        (the objective became non-finite, exceeded ``EXPLODE_FACTOR * F(x0)``, or the run
+        ended above ``F(x0)``; ``x`` is then the last iterate before the blow-up, or the
+        last one), 99 stopped by the callback.
     """
     prob = as_problem(problem, loss=loss, x_true=x_true)
     method = _method_name(method)
@@ -282,6 +286,12 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, max_it
                 message = (f"converged: objective stagnated (no relative improvement > "
                            f"ftol={ftol:g} in {PATIENCE} iterations)")
                 break
+    if status in (0, 1) and fun > F0:
+        # A too-large step can settle into a bounded oscillation far above F(x0), which the
+        # stagnation rule alone would call converged; ending above the start is divergence.
+        status = 2
+        message = (f"diverged: the objective rose from {F0:.3g} to {fun:.3g} and did not come "
+                   f"back down; the step size eta={eta:.3g} is too large")
     if status == 1 and warn:
         warn_max_iter(method, max_iter)
     meta = {
