@@ -122,7 +122,10 @@ def test_previous_run_is_drawn_dotted_on_the_same_problem(dash):
     assert len(gaps[0].x) == 0 and len(gaps) == 2
 
 
-def test_method_change_resolves_with_that_methods_default_eta(dash):
+def test_method_change_resolves_with_that_methods_default_eta():
+    # classroom size: SVRGHT's default step diverges on the tiny SMALL problem (a lesson the
+    # dashboard reports, tested elsewhere), not here
+    dash = rv.explore(debounce=0, cost=1e-6, n=500, d=1000, seed=1, noise=0.01)
     dash.method.value = "svrght"
     res = dash.result
     assert res.method == "svrght"
@@ -136,6 +139,7 @@ def test_method_change_resolves_with_that_methods_default_eta(dash):
     assert dash.result.method == "fght" and dash.sliders["J"].disabled
     dash.method.value = "grasp"
     assert dash.result.method == "grasp" and dash.sliders["eta"].disabled
+    dash.close()
 
 
 def test_diverging_eta_shows_message_and_keeps_plots(dash):
@@ -240,6 +244,60 @@ def test_debouncer_coalesces_and_sync_mode():
     assert applied[-1] == 0.25 and sync.idle
     sync.request(0)
     assert isinstance(errors[-1], ZeroDivisionError)
+
+
+def test_debouncer_in_a_kernel_event_loop_runs_on_the_loop_thread():
+    # Inside a kernel (JupyterLab, Voila) widget updates must happen on the kernel's thread:
+    # the quiet period is an event-loop timer, and only the last of a burst is computed.
+    import asyncio
+
+    seen = []
+
+    def compute(p):
+        seen.append((p, threading.get_ident()))
+        return p
+
+    async def main():
+        applied = []
+        deb = D.Debouncer(compute, applied.append, applied.append, delay=0.05)
+        for k in range(6):
+            deb.request(k)
+            await asyncio.sleep(0.005)
+        assert not deb.idle
+        await asyncio.sleep(0.3)
+        assert deb.idle and applied == [5]
+        deb.request(7)
+        assert deb.wait(1) and applied == [5, 7]  # wait() flushes instead of blocking
+        deb.close()
+        return threading.get_ident()
+
+    loop_thread = asyncio.run(main())
+    assert [p for p, _ in seen] == [5, 7]
+    assert all(tid == loop_thread for _, tid in seen)
+
+
+def test_explore_in_a_kernel_event_loop_ends_on_the_last_value():
+    import asyncio
+
+    async def main():
+        dash = rv.explore(debounce=0.05, cost=1e-6, **SMALL)
+        try:
+            eta0 = dash.sliders["eta"].value
+            x0 = list(dash.fig_convergence.data[-1].x)
+            n0 = dash.debouncer.n_computed
+            for f in (0.9, 0.8, 0.7, 0.6):
+                dash.sliders["eta"].value = eta0 * f
+                await asyncio.sleep(0.001)
+            await asyncio.sleep(0.5)
+            assert dash.debouncer.idle
+            assert dash.debouncer.n_computed == n0 + 1
+            assert dash.result.trace.meta["eta"] == pytest.approx(dash.sliders["eta"].value)
+            assert dash.sliders["eta"].value == pytest.approx(0.6 * eta0, rel=0.05)
+            assert list(dash.fig_convergence.data[-1].x) != x0
+        finally:
+            dash.close()
+
+    asyncio.run(main())
 
 
 def test_explore_with_a_fixed_problem():
@@ -353,12 +411,14 @@ def test_compare_validates_methods():
         D.Comparison(None, ["svrgsp", "svrgsp"])
 
 
-def test_objective_going_up_is_flagged(dash):
-    """A too-large step can end 'converged' (stagnating) above the starting objective."""
+def test_objective_going_up_is_reported_as_divergence(dash):
+    """A too-large step can stagnate far above the starting objective: that is divergence."""
+    good = dash.result
     dash.sliders["eta"].value = 0.1
-    res = dash.result
-    assert res.status != 2 and res.fun > res.trace.objective[0]
-    assert "objective went up" in dash.status.value and "rgrasp-warn" in dash.status.value
+    res = dash.last_result
+    assert res.status == 2 and res.trace.objective[-1] > res.trace.objective[0]
+    assert "rose" in dash.status.value and "rgrasp-error" in dash.status.value
+    assert dash.result is good  # the plots keep the last run that did not diverge
 
 
 # -- lazy top-level access ------------------------------------------------------------------------

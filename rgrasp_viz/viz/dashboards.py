@@ -20,6 +20,7 @@ synchronously in the caller's thread (tests, benchmarks).
 
 from __future__ import annotations
 
+import asyncio
 import html
 import math
 import threading
@@ -50,8 +51,13 @@ class Debouncer:
     Parameters
     ----------
     compute : callable
-        ``compute(params) -> result``; may take long.  Runs in a worker thread (or in the
-        caller's thread when ``delay == 0``).
+        ``compute(params) -> result``; may take long.  Inside a Jupyter kernel (a running
+        asyncio event loop, e.g. JupyterLab or Voila) the quiet period is a timer on that
+        loop and ``compute`` and ``apply`` run on the kernel's own thread, because widget
+        and FigureWidget state is not thread-safe: updates sent from a worker thread while
+        the kernel handles messages from the browser can be lost.  Without an event loop
+        (scripts, tests) they run in a worker thread; with ``delay == 0`` in the caller's
+        thread.
     apply : callable
         ``apply(result)``; called only for a result computed from the latest request.
     on_error : callable
@@ -86,6 +92,7 @@ class Debouncer:
         self._due = 0.0
         self._closed = False
         self._thread = None
+        self._timer = None  # pending asyncio timer (kernel mode)
 
     @property
     def synchronous(self):
@@ -105,6 +112,18 @@ class Debouncer:
                 self._gen += 1
                 gen = self._gen
             self._run(gen, params)
+            return
+        loop = _running_loop()
+        if loop is not None:
+            # kernel mode: restart the quiet-period timer; only the last request runs
+            with self._cond:
+                if self._closed:
+                    return
+                self._gen += 1
+                self._params = params
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = loop.call_later(self.delay, self._fire)
             return
         with self._cond:
             if self._closed:
@@ -142,6 +161,14 @@ class Debouncer:
                 self._cond.notify_all()
         return not stale
 
+    def _fire(self):
+        self._timer = None
+        with self._cond:
+            if self._closed or self._done == self._gen:
+                return
+            gen, params = self._gen, self._params
+        self._run(gen, params)
+
     def _loop(self):
         while True:
             with self._cond:
@@ -178,6 +205,10 @@ class Debouncer:
         bool
             False when the timeout expired first.
         """
+        if self._timer is not None and _running_loop() is not None:
+            # kernel mode: blocking would stall the loop that runs the timer; flush now
+            self._timer.cancel()
+            self._fire()
         with self._cond:
             return self._cond.wait_for(lambda: self._done == self._gen or self._closed,
                                        timeout)
@@ -187,6 +218,17 @@ class Debouncer:
         with self._cond:
             self._closed = True
             self._cond.notify_all()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+
+def _running_loop():
+    """The asyncio loop running in this thread (a Jupyter kernel's), else None."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 # -- FigureWidget updates ----------------------------------------------------------------------
@@ -566,18 +608,12 @@ class Explorer(widgets.VBox):
         tr = res.trace
         kind = "ok" if res.status == 0 else "warn"
         rel = f" · rel. error {res.rel_error:.2e}" if math.isfinite(res.rel_error) else ""
-        worse = ""
-        if res.fun > tr.objective[0]:
-            # a run can "stagnate" at a worse point than it started from: say so
-            kind = "warn"
-            worse = (f" ⚠ The objective went up (from {tr.objective[0]:.3g} to "
-                     f"{res.fun:.3g}): η is probably too large.")
         self.status.value = _box(
             f"<b>{_esc(F.method_label(res.method))}</b>: {_esc(res.message)} · "
             f"{res.nit} iterations · {res.passes:.3g} passes · "
             f"{int(tr.n_thresholds[-1]):,} hard thresholdings · solver "
-            f"{1e3 * res.time:.1f} ms{rel} · solve + redraw {1e3 * self.last_duration:.0f} ms"
-            f"{_esc(worse)}", kind)
+            f"{1e3 * res.time:.1f} ms{rel} · solve + redraw "
+            f"{1e3 * self.last_duration:.0f} ms", kind)
 
     def _on_error(self, exc):
         self.error = f"{type(exc).__name__}: {exc}"
