@@ -1,11 +1,13 @@
 # Two entry points for a fresh machine (see README):
-#   make demo  -> install into .venv and run the command-line demo (the main job)
+#   make lab   -> install into .venv and open the course (JupyterLab on notebooks/; the main job)
 #   make test  -> install into .venv (with test extras) and run every test
+# Others: make demo (command-line comparison table), make app (the dashboard as a Voila app),
+#         make notebooks (re-execute the course notebooks), make bench (benchmarks).
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test install install-test chromium lint bench clean
+.PHONY: lab app notebooks demo test install install-test chromium lint bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -32,11 +34,21 @@ chromium:
 	  fi; \
 	fi
 
+lab: install
+	$(PY) -m jupyter lab notebooks/01-hard-thresholding.ipynb
+
+app: install
+	$(PY) -m pip install "voila>=0.5"
+	$(PY) -m voila notebooks/app.ipynb
+
+notebooks: install-test
+	$(PY) scripts/execute_notebooks.py
+
 demo: install
 	$(PY) -m rgrasp_viz demo
 
 test: install-test chromium
-	$(PY) -m ruff check rgrasp_viz tests benchmarks
+	$(PY) -m ruff check rgrasp_viz tests benchmarks scripts
 	$(PY) -m pytest
 
 bench: $(PY)
