@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import _INTERNAL, njit
 from .threshold import count_changes, keep_only, top_k_indices
 
 _HUGE = 1e150  # a margin beyond this means the run has blown up
@@ -52,7 +52,7 @@ def dloss(a, y, loss):
     return -y * e / (1.0 + e)
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def loss_and_dloss(a, y, loss):
     """``(sample_loss(a, y, loss), dloss(a, y, loss))`` with one ``exp`` (same values)."""
     if loss == 0:
@@ -66,7 +66,7 @@ def loss_and_dloss(a, y, loss):
     return np.log1p(e), -y * e / (1.0 + e)
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def row_dot(X, i, z):
     """``X[i] @ z`` with four partial sums (a single running sum is latency-bound)."""
     p = z.shape[0]
@@ -87,27 +87,13 @@ def row_dot(X, i, z):
     return (a0 + a1) + (a2 + a3)
 
 
-@njit(cache=True)
-def _threshold_event(z, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf, track):
-    """Apply H_{s_keep} to ``z``; return (n_kept, entered, left) relative to ``prev_idx``."""
-    nk = top_k_indices(z, s_keep, keep_idx, cand, mags)
-    keep_only(z, keep_idx, nk, vbuf)
-    entered = 0
-    left = 0
-    if track:
-        entered, left = count_changes(prev_idx, n_prev, keep_idx, nk)
-        for q in range(nk):
-            prev_idx[q] = keep_idx[q]
-    return nk, entered, left
-
-
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _due(j, every):
     """Whether something that happens every ``every`` steps (0: never) is due after step j."""
     return every > 0 and (j + 1) % every == 0
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _after_step(j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf,
                 ev_step, ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec,
                 acc, cnt):
@@ -115,13 +101,17 @@ def _after_step(j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags,
 
     Returns the updated ``(n_prev, n_ev, n_rec, acc, cnt)``.
     """
-    if _due(j, thr_every):
-        n_prev, e_in, e_out = _threshold_event(z, s_keep, keep_idx, prev_idx, n_prev,
-                                               cand, mags, vbuf, track)
+    if _due(j, thr_every):  # z <- H_{s_keep}(z); entered / left relative to prev_idx
+        nk = top_k_indices(z, s_keep, keep_idx, cand, mags)
+        keep_only(z, keep_idx, nk, vbuf)
         if track:
+            e_in, e_out = count_changes(prev_idx, n_prev, keep_idx, nk)
+            for q in range(nk):
+                prev_idx[q] = keep_idx[q]
             ev_step[n_ev] = j + 1
             ev_in[n_ev] = e_in
             ev_out[n_ev] = e_out
+        n_prev = nk
         n_ev += 1
     if _due(j, rec_every):
         rec_loss[n_rec] = acc / cnt
@@ -169,7 +159,7 @@ def svrg_epoch_dense(X, y, loss, z, g, snap_margins, idx, eta, thr_every, s_keep
     return idx.shape[0], n_ev, n_rec, n_prev, 0
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _materialize(z, ug, D):
     """Lazy updates: write the current iterate ``z = u - D * g`` from ``ug = [u | g]``."""
     for k in range(z.shape[0]):

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import _INTERNAL, njit
 
 _SAMPLE = 128  # strided-sample size used to estimate the threshold
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _quickselect_desc(a, m, k):
     """Return the k-th largest (1-based) value of ``a[:m]``, reordering ``a[:m]`` in place."""
     lo = 0
