@@ -89,14 +89,14 @@ def test_gather_columns_dense():
 # -- the lazy CSR epoch against the eager dense twin ------------------------------------------
 
 
-def _run_epoch(X, y, loss, z0, g, margins, idx, eta, thr_every, s_keep, rec_every, snap,
+def _run_epoch(X, y, loss, z0, g, snap_dl, idx, eta, thr_every, s_keep, rec_every, snap,
                prev=None):
     p = z0.shape[0]
     ws = Workspace(p, len(idx), rec_every)
     n_prev = ws.set_prev(np.arange(p) if prev is None else prev)
     snaps = ws.snap_buffer(p, snap)
     z = z0.copy()
-    common = (y, loss, z, g, margins, idx, eta, thr_every, s_keep, ws.keep_idx, ws.prev_idx,
+    common = (y, loss, z, g, snap_dl, idx, eta, thr_every, s_keep, ws.keep_idx, ws.prev_idx,
               n_prev, ws.cand, ws.mags, ws.vbuf, ws.ev_step, ws.ev_in, ws.ev_out, True,
               rec_every, ws.rec_loss, snaps)
     if sp.issparse(X):
@@ -121,10 +121,10 @@ def _epoch_inputs(loss, n=50, d=80, density=0.06, seed=0, J=300):
     x[rng.choice(d, 6, replace=False)] = rng.standard_normal(6)
     lname = "squares" if loss == 0 else "logistic"
     g = ref.grad(W.toarray(), y, x, lname)
-    margins = W @ x
+    snap_dl = ref.dl(W @ x, y, lname)  # f_i'(w_i^T x~): the kernels' snapshot terms
     idx = rng.integers(0, n, size=J)
     eta = 0.3 / np.max(np.asarray(W.multiply(W).sum(axis=1)).ravel())
-    return W, y, x, g, margins, idx, eta
+    return W, y, x, g, snap_dl, idx, eta
 
 
 def _assert_same(a, b, atol=1e-12):
@@ -150,16 +150,16 @@ def _assert_same(a, b, atol=1e-12):
     ],
 )
 def test_lazy_csr_epoch_matches_eager_dense(loss, thr_every, s_keep, rec_every, snap):
-    W, y, x, g, margins, idx, eta = _epoch_inputs(loss)
+    W, y, x, g, snap_dl, idx, eta = _epoch_inputs(loss)
     prev = np.flatnonzero(x)
-    a = _run_epoch(W, y, loss, x, g, margins, idx, eta, thr_every, s_keep, rec_every, snap,
+    a = _run_epoch(W, y, loss, x, g, snap_dl, idx, eta, thr_every, s_keep, rec_every, snap,
                    prev)
-    b = _run_epoch(W.toarray(), y, loss, x, g, margins, idx, eta, thr_every, s_keep,
+    b = _run_epoch(W.toarray(), y, loss, x, g, snap_dl, idx, eta, thr_every, s_keep,
                    rec_every, snap, prev)
     _assert_same(a, b)
     assert a["status"] == 0 and a["steps"] == len(idx)
     if snap:  # snapshots are read-only: bit-identical iterate and events without them
-        c = _run_epoch(W, y, loss, x, g, margins, idx, eta, thr_every, s_keep, rec_every,
+        c = _run_epoch(W, y, loss, x, g, snap_dl, idx, eta, thr_every, s_keep, rec_every,
                        False, prev)
         np.testing.assert_array_equal(c["z"], a["z"])
         np.testing.assert_array_equal(c["events"], a["events"])
@@ -173,12 +173,12 @@ def test_lazy_csr_epoch_matches_eager_dense(loss, thr_every, s_keep, rec_every, 
 def test_lazy_csr_epoch_matches_plain_loop():
     """A literal transcription of the eager SVRG step, H_k every `every` steps."""
     loss, every, k = 0, 40, 10
-    W, y, x, g, margins, idx, eta = _epoch_inputs(loss, J=200, seed=4)
-    got = _run_epoch(W, y, loss, x, g, margins, idx, eta, every, k, 0, False)
+    W, y, x, g, snap_dl, idx, eta = _epoch_inputs(loss, J=200, seed=4)
+    got = _run_epoch(W, y, loss, x, g, snap_dl, idx, eta, every, k, 0, False)
     Wd = W.toarray()
     z = x.copy()
     for j, i in enumerate(idx):
-        c = (Wd[i] @ z - y[i]) - (margins[i] - y[i])
+        c = (Wd[i] @ z - y[i]) - snap_dl[i]
         z = z - eta * (c * Wd[i] + g)
         if (j + 1) % every == 0:
             z = ref.hard_threshold_ref(z, k)
@@ -187,7 +187,7 @@ def test_lazy_csr_epoch_matches_plain_loop():
 
 def test_lazy_csr_epoch_duplicates():
     """A non-canonical CSR (duplicate entries) still means the sum of the duplicates."""
-    W, y, x, g, margins, idx, eta = _epoch_inputs(0, J=120, seed=5)
+    W, y, x, g, snap_dl, idx, eta = _epoch_inputs(0, J=120, seed=5)
     coo = W.tocoo()  # every entry split in two halves, stored twice in its row
     rows = np.concatenate([coo.row, coo.row])
     order = np.argsort(rows, kind="stable")
@@ -197,19 +197,19 @@ def test_lazy_csr_epoch_duplicates():
     np.cumsum(np.bincount(rows, minlength=W.shape[0]), out=indptr[1:])
     ws = Workspace(W.shape[1], len(idx), 0)
     z = x.copy()
-    K.svrg_epoch_csr(data, indices, indptr, y, 0, z, g, margins, idx, eta, 0, 5, ws.keep_idx,
+    K.svrg_epoch_csr(data, indices, indptr, y, 0, z, g, snap_dl, idx, eta, 0, 5, ws.keep_idx,
                      ws.prev_idx, 0, ws.cand, ws.mags, ws.vbuf, ws.ev_step, ws.ev_in,
                      ws.ev_out, True, 0, ws.rec_loss, np.zeros((0, W.shape[1])))
-    want = _run_epoch(W.toarray(), y, 0, x, g, margins, idx, eta, 0, 5, 0, False)["z"]
+    want = _run_epoch(W.toarray(), y, 0, x, g, snap_dl, idx, eta, 0, 5, 0, False)["z"]
     np.testing.assert_allclose(z, want, atol=1e-12, rtol=0)
 
 
 def test_lazy_csr_epoch_divergence_stop_materialises_the_iterate():
     """A non-finite margin stops at step j with z equal to the eager iterate after j steps."""
-    W, y, x, g, margins, idx, _ = _epoch_inputs(0, J=5000, seed=6)
+    W, y, x, g, snap_dl, idx, _ = _epoch_inputs(0, J=5000, seed=6)
     eta = 1000.0 / np.max(np.asarray(W.multiply(W).sum(axis=1)).ravel())  # far too large
-    a = _run_epoch(W, y, 0, x, g, margins, idx, eta, 0, 5, 0, False)
-    b = _run_epoch(W.toarray(), y, 0, x, g, margins, idx, eta, 0, 5, 0, False)
+    a = _run_epoch(W, y, 0, x, g, snap_dl, idx, eta, 0, 5, 0, False)
+    b = _run_epoch(W.toarray(), y, 0, x, g, snap_dl, idx, eta, 0, 5, 0, False)
     assert a["status"] == 1 and b["status"] == 1
     assert 0 < a["steps"] == b["steps"] < len(idx)
     np.testing.assert_allclose(a["z"], b["z"], rtol=1e-9, atol=0)
@@ -222,10 +222,10 @@ def test_lazy_csr_epoch_divergence_stop_materialises_the_iterate():
 
 def test_lazy_csr_epoch_long_epoch_accuracy():
     """J = 20 000 lazy steps on d = 2000 (most coordinates lag for thousands of steps)."""
-    W, y, x, g, margins, idx, eta = _epoch_inputs(1, n=400, d=2000, density=0.005, seed=7,
+    W, y, x, g, snap_dl, idx, eta = _epoch_inputs(1, n=400, d=2000, density=0.005, seed=7,
                                                   J=20_000)
-    a = _run_epoch(W, y, 1, x, g, margins, idx, eta, 0, 30, 0, False)
-    b = _run_epoch(W.toarray(), y, 1, x, g, margins, idx, eta, 0, 30, 0, False)
+    a = _run_epoch(W, y, 1, x, g, snap_dl, idx, eta, 0, 30, 0, False)
+    b = _run_epoch(W.toarray(), y, 1, x, g, snap_dl, idx, eta, 0, 30, 0, False)
     np.testing.assert_allclose(a["z"], b["z"], atol=1e-11, rtol=0)
 
 
@@ -318,6 +318,7 @@ def test_full_gradient_pair_matches_numpy(loss, x_nnz):
     x = np.zeros(40)
     x[rng.choice(40, x_nnz, replace=False)] = rng.standard_normal(x_nnz)
     g_ref, m_ref = losses.gradient(W.toarray(), y, x, loss)
+    m_ref = losses.loss_derivative(m_ref, y, loss)  # the kernels store f'(margins)
     code = losses.LOSS_CODES[loss]
     g, m = np.full(40, np.nan), np.full(35, np.nan)
     sup = np.flatnonzero(x)

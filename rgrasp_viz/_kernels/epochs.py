@@ -125,14 +125,15 @@ def _after_step(j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags,
 
 
 @njit(cache=True)
-def svrg_epoch_dense(X, y, loss, z, g, snap_margins, idx, eta, thr_every, s_keep,
+def svrg_epoch_dense(X, y, loss, z, g, snap_dloss, idx, eta, thr_every, s_keep,
                      keep_idx, prev_idx, n_prev, cand, mags, vbuf,
                      ev_step, ev_in, ev_out, track, rec_every, rec_loss, snaps):
     """SVRG inner loop (Algorithm 2 / SVRGHT) on a dense C-contiguous ``X`` (n x p).
 
     ``z <- z - eta * (grad f_i(z) - grad f_i(z~) + g)`` for ``i`` in ``idx``; when
     ``thr_every > 0``, ``z <- H_{s_keep}(z)`` after every ``thr_every``-th step.
-    ``grad f_i(z~)`` is rebuilt from the stored snapshot margins ``snap_margins[i]``.
+    ``grad f_i(z~) = snap_dloss[i] * w_i`` is rebuilt from ``snap_dloss[i] = f_i'(w_i^T z~)``,
+    stored by the full-gradient pass (one ``exp`` per step less for the logistic loss).
     """
     p = z.shape[0]
     n_ev = _ZERO  # not a literal 0: that would type (and compile) _after_step twice
@@ -148,7 +149,7 @@ def svrg_epoch_dense(X, y, loss, z, g, snap_margins, idx, eta, thr_every, s_keep
         fa, da = loss_and_dloss(a, yi, loss)
         acc += fa
         cnt += 1
-        c = da - dloss(snap_margins[i], yi, loss)
+        c = da - snap_dloss[i]
         for k in range(p):
             z[k] -= eta * (c * X[i, k] + g[k])
         if _due(j, thr_every) or _due(j, rec_every):  # a call every step halves the speed
@@ -167,7 +168,7 @@ def _materialize(z, ug, D):
 
 
 @njit(cache=True)
-def svrg_epoch_csr(data, indices, indptr, y, loss, z, g, snap_margins, idx, eta, thr_every,
+def svrg_epoch_csr(data, indices, indptr, y, loss, z, g, snap_dloss, idx, eta, thr_every,
                    s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf,
                    ev_step, ev_in, ev_out, track, rec_every, rec_loss, snaps):
     """CSR twin of :func:`svrg_epoch_dense` (``X`` given as ``data, indices, indptr``).
@@ -203,7 +204,7 @@ def svrg_epoch_csr(data, indices, indptr, y, loss, z, g, snap_margins, idx, eta,
             fa, da = loss_and_dloss(a, yi, loss)
             acc += fa
             cnt += 1
-            c = da - dloss(snap_margins[i], yi, loss)
+            c = da - snap_dloss[i]
             for q in range(indptr[i], indptr[i + 1]):
                 z[indices[q]] -= eta * c * data[q]
             for k in range(p):
@@ -235,7 +236,7 @@ def svrg_epoch_csr(data, indices, indptr, y, loss, z, g, snap_margins, idx, eta,
         fa, da = loss_and_dloss(a, yi, loss)
         acc += fa
         cnt += 1
-        c = da - dloss(snap_margins[i], yi, loss)
+        c = da - snap_dloss[i]
         for q in range(lo, hi):
             ug[indices[q], 0] -= eta * c * data[q]
         if _due(j, thr_every):

@@ -1,11 +1,13 @@
-"""The full gradient ``grad F(x) = W^T f'(W x) / n`` with the margins ``W x``, dense / CSR.
+"""The full gradient ``grad F(x) = W^T f'(W x) / n``, dense / CSR.
 
-One fused pass over the data: each row's margin is formed and its contribution
-``f'(w_i^T x) w_i / n`` added while the row is in cache.  The iterates of every method are
-``s``-sparse, so on dense data the margin of a row reads only the nonzeros of ``x``
-(``sup``, ``xs``).  Single-threaded on purpose: a multi-threaded BLAS ``dgemv`` on a loaded
-2-core machine was measured 25-100x slower than its quiet time, which made the timings of
-small solves meaningless; this kernel is as fast as the BLAS pair when the machine is quiet.
+One fused pass over the data: each row's margin ``w_i^T x`` is formed and its contribution
+``f'(w_i^T x) w_i / n`` added while the row is in cache; the derivatives ``f'(w_i^T x)`` are
+stored for SVRG, whose snapshot term ``grad f_i(x~)`` they determine.  The iterates of every
+method are ``s``-sparse, so on dense data the margin of a row reads only the nonzeros of
+``x`` (``sup``, ``xs``).  Single-threaded on purpose: a multi-threaded BLAS ``dgemv`` on a
+loaded 2-core machine was measured 25-100x slower than its quiet time, which made the timings
+of small solves meaningless; this kernel is as fast as the BLAS pair when the machine is
+quiet.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from .epochs import dloss
 
 
 @njit(cache=True)
-def full_gradient_dense(X, y, loss, sup, xs, margins, g):
-    """``margins = X[:, sup] @ xs`` and ``g = X^T f'(margins) / n`` (``X`` C-contiguous)."""
+def full_gradient_dense(X, y, loss, sup, xs, deriv, g):
+    """``deriv = f'(X[:, sup] @ xs)`` and ``g = X^T deriv / n`` (``X`` C-contiguous)."""
     n, d = X.shape
     m = sup.shape[0]
     for k in range(d):
@@ -25,8 +27,8 @@ def full_gradient_dense(X, y, loss, sup, xs, margins, g):
         a = 0.0
         for q in range(m):
             a += X[i, sup[q]] * xs[q]
-        margins[i] = a
         r = dloss(a, y[i], loss)
+        deriv[i] = r
         for k in range(d):
             g[k] += r * X[i, k]
     for k in range(d):
@@ -34,7 +36,7 @@ def full_gradient_dense(X, y, loss, sup, xs, margins, g):
 
 
 @njit(cache=True)
-def full_gradient_csr(data, indices, indptr, y, loss, x, margins, g):
+def full_gradient_csr(data, indices, indptr, y, loss, x, deriv, g):
     """CSR twin of :func:`full_gradient_dense` (``x`` dense; one pass over the nonzeros)."""
     n = indptr.shape[0] - 1
     for k in range(g.shape[0]):
@@ -45,8 +47,8 @@ def full_gradient_csr(data, indices, indptr, y, loss, x, margins, g):
         a = 0.0
         for q in range(lo, hi):
             a += data[q] * x[indices[q]]
-        margins[i] = a
         r = dloss(a, y[i], loss)
+        deriv[i] = r
         for q in range(lo, hi):
             g[indices[q]] += r * data[q]
     for k in range(g.shape[0]):

@@ -52,17 +52,18 @@ class _Method:
             self.csr = csr_arrays(problem.W)
 
     def _full_gradient(self, x):
-        """``(grad F(x), W x)`` in one fused single-threaded pass (the margins of an
-        ``s``-sparse ``x`` on dense data cost O(n s)); the margins serve SVRG's snapshot."""
+        """``(grad F(x), f'(W x))`` in one fused single-threaded pass (the margins of an
+        ``s``-sparse ``x`` on dense data cost O(n s)); the per-sample derivatives are SVRG's
+        snapshot terms."""
         g = np.empty(self.d)
-        margins = np.empty(self.n)
+        deriv = np.empty(self.n)
         if self.sparse:
-            K.full_gradient_csr(*self.csr, self.problem.y, self.loss_code, x, margins, g)
+            K.full_gradient_csr(*self.csr, self.problem.y, self.loss_code, x, deriv, g)
         else:
             sup = np.flatnonzero(x)
             K.full_gradient_dense(self.problem.W, self.problem.y, self.loss_code, sup, x[sup],
-                                  margins, g)
-        return g, margins
+                                  deriv, g)
+        return g, deriv
 
     # effective-pass bookkeeping used to place inner events on the pass axis
     passes_head = 0.0
@@ -143,12 +144,12 @@ class GraSP(_Method):
 class _Stochastic(_Method):
     """Shared plumbing of the epoch kernels."""
 
-    def _svrg_epoch(self, X, z, g, margins, idx, thr_every, s_keep, n_prev):
+    def _svrg_epoch(self, X, z, g, snap_dloss, idx, thr_every, s_keep, n_prev):
         """One SVRG epoch on ``X``: a dense array or a ``(data, indices, indptr)`` tuple."""
         ws, p = self.ws, self.p
         snaps = ws.snap_buffer(z.shape[0], p["record_iterates"])
-        common = (self.problem.y, self.loss_code, z, g, margins, idx, p["eta"], thr_every,
-                  s_keep, ws.keep_idx, ws.prev_idx, n_prev, ws.cand, ws.mags, ws.vbuf,
+        common = (self.problem.y, self.loss_code, z, g, snap_dloss, idx, p["eta"],
+                  thr_every, s_keep, ws.keep_idx, ws.prev_idx, n_prev, ws.cand, ws.mags, ws.vbuf,
                   ws.ev_step, ws.ev_in, ws.ev_out, p["record"], ws.rec_every, ws.rec_loss,
                   snaps)
         if isinstance(X, tuple):
@@ -205,12 +206,12 @@ class SVRGHT(_Stochastic):
 
     def step(self, x, rng):
         p = self.p
-        g, margins = self._full_gradient(x)
+        g, snap_dloss = self._full_gradient(x)
         idx = rng.integers(0, self.n, size=p["J"])
         z = x.copy()
         n_prev = self.ws.set_prev(np.flatnonzero(x))
         X = self.csr if self.sparse else self.problem.W
-        steps, n_ev, n_rec, status, snaps = self._svrg_epoch(X, z, g, margins, idx, 1,
+        steps, n_ev, n_rec, status, snaps = self._svrg_epoch(X, z, g, snap_dloss, idx, 1,
                                                              p["s"], n_prev)
         return StepResult(x=z, passes=1.0 + steps / self.n, n_thresholds=steps, status=status,
                           inner_steps=steps, n_events=n_ev, n_checkpoints=n_rec,
@@ -257,7 +258,7 @@ class SVRGSP(_Stochastic):
     def step(self, x, rng):
         p, ws = self.p, self.ws
         s, J = p["s"], p["J"]
-        g, margins = self._full_gradient(x)
+        g, snap_dloss = self._full_gradient(x)
         Z, T = merge_support(g, x, s)
         idx = rng.integers(0, self.n, size=J)
         if p["inner"] == "restricted":
@@ -266,14 +267,14 @@ class SVRGSP(_Stochastic):
             # every coordinate of the working space is "in" before the first H_|T|
             n_prev = ws.set_prev(np.arange(len(T)))
             steps, n_ev, n_rec, status, snaps = self._svrg_epoch(
-                X, z, g[T], margins, idx, self.thr_every, len(T), n_prev)
+                X, z, g[T], snap_dloss, idx, self.thr_every, len(T), n_prev)
             b_T = z
             work_index = T
         else:
             z = x.copy()
             n_prev = ws.set_prev(T)
             steps, n_ev, n_rec, status, snaps = self._svrg_epoch(
-                self.csr if self.sparse else self.problem.W, z, g, margins, idx,
+                self.csr if self.sparse else self.problem.W, z, g, snap_dloss, idx,
                 self.thr_every, len(T), n_prev)
             b_T = z[T]
             work_index = None
