@@ -63,7 +63,8 @@ def slider_values(dash, key, repeats):
     w = dash.sliders[key]
     v0 = w.value
     if key == "eta":
-        return [float(v0 * f) for f in np.geomspace(0.7, 1.3, repeats)]
+        # at most the default: SVRGHT diverges a little above its default step
+        return [float(v0 * f) for f in np.geomspace(0.6, 1.0, repeats)]
     if key == "s":
         vals = [v for v in range(max(1, v0 - repeats), w.max + 1) if v != v0]
         return sorted(vals, key=lambda v: (abs(v - v0), v))[:repeats]
@@ -78,6 +79,7 @@ def bench_changes(dash, method, key, repeats):
     dash._problems.clear()  # ... and generated data
     vals = slider_values(dash, key, repeats)
     walls, solves, solver = [], [], []
+    diverged = 0
     with SolveTimer() as timer:
         for v in vals:
             n = len(timer.times)
@@ -86,8 +88,10 @@ def bench_changes(dash, method, key, repeats):
             walls.append(time.perf_counter() - t0)
             solves.append(sum(timer.times[n:]))
             solver.append(dash.last_result.time)
-            assert dash.error is None, dash.error
-            got = dash.result.trace.meta[{"seed": "random_state"}.get(key, key)]
+            # a diverged run (SVRGHT's step window is narrow: a larger s at a fixed eta can
+            # leave it) still costs a full solve; it is counted, and the plots stay
+            diverged += dash.error is not None
+            got = dash.last_result.trace.meta[{"seed": "random_state"}.get(key, key)]
             assert math.isclose(got, v, rel_tol=1e-9), (key, got, v)
     ms = [1e3 * w for w in walls]
     rest = [1e3 * (w - s) for w, s in zip(walls, solves, strict=True)]
@@ -95,6 +99,7 @@ def bench_changes(dash, method, key, repeats):
             "median": statistics.median(ms), "min": min(ms), "max": max(ms),
             "solve": 1e3 * statistics.median(solves), "solver": 1e3 * statistics.median(solver),
             "rest": statistics.median(rest),
+            "diverged": diverged,
             "ok": "yes" if statistics.median(ms) <= TARGET_MS else "no"}
 
 
@@ -128,7 +133,7 @@ def main(argv=None):
         ("method", "method", ""), ("slider", "slider", ""), ("changes", "changes", "d"),
         ("median", "median ms", ".1f"), ("min", "min ms", ".1f"), ("max", "max ms", ".1f"),
         ("solve", "rv.solve ms (median)", ".1f"), ("solver", "solver time ms", ".1f"),
-        ("rest", "figures + widgets ms", ".1f"),
+        ("rest", "figures + widgets ms", ".1f"), ("diverged", "diverged runs", "d"),
         ("ok", f"median <= {TARGET_MS:.0f} ms", "")],
         "slider change -> re-solve -> figures updated (Python side, synchronous mode)"))
 
