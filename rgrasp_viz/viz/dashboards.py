@@ -370,7 +370,7 @@ class Explorer(widgets.VBox):
         lay = _slider_layout()
         self.method = widgets.Dropdown(
             options=[(F.method_label(k), k) for k in METHOD_ORDER], value=method,
-            description="method", style=_STYLE, layout=lay)
+            description="method", style={"description_width": "56px"}, layout=lay)
         smax = min(prob.d, max(4 * int(s), 40))
         self.sliders = {
             "s": widgets.IntSlider(value=int(s), min=1, max=smax, description="s",
