@@ -35,15 +35,12 @@ import bz2
 import dataclasses
 import gzip
 import hashlib
-import http.client
 import math
 import operator
 import os
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import numpy as np
@@ -514,6 +511,11 @@ def _failed(spec, url, root, reason):
 
 def _download(spec, url, root, expected, progress, timeout):
     """Stream `url` into ``root/spec.filename``, verifying `expected`; returns the sha256."""
+    # imported here: http/ssl/email cost ~40 ms, and only a download needs them
+    import http.client
+    import urllib.error
+    import urllib.request
+
     fd, tmp = _temp_in(root, spec.filename)
     try:
         request = urllib.request.Request(url, headers={"User-Agent": "rgrasp_viz"})
@@ -532,13 +534,7 @@ def _download(spec, url, root, expected, progress, timeout):
             total = int(length) if length and length.isdigit() else None
             bar = _Progress(f"Downloading {spec.filename}", total, progress)
             try:
-                while True:
-                    block = response.read(_CHUNK)
-                    if not block:
-                        break
-                    out.write(block)
-                    digest.update(block)
-                    bar.update(len(block))
+                _pump(response, out, bar, digest)
             except (OSError, http.client.HTTPException) as exc:  # timeouts, IncompleteRead
                 raise _failed(spec, url, root, f"transfer interrupted ({exc!r})") from exc
             finally:
@@ -554,6 +550,15 @@ def _download(spec, url, root, expected, progress, timeout):
         if fd is not None:
             os.close(fd)
         _unlink_quietly(tmp)  # no-op after a successful rename
+
+
+def _pump(src, out, bar, digest=None):
+    """Copy ``src`` to ``out`` in ``_CHUNK`` blocks, advancing ``bar`` (and ``digest``)."""
+    while block := src.read(_CHUNK):
+        out.write(block)
+        if digest is not None:
+            digest.update(block)
+        bar.update(len(block))
 
 
 def _checksum_message(spec, source, expected, got):
@@ -573,12 +578,7 @@ def _decompress(raw, dest, progress):
             fd = None
             bar = _Progress(f"Decompressing {raw.name}", None, progress)
             try:
-                while True:
-                    block = src.read(_CHUNK)
-                    if not block:
-                        break
-                    out.write(block)
-                    bar.update(len(block))
+                _pump(src, out, bar)
             except (OSError, EOFError) as exc:
                 raise ValueError(f"{raw}: is not a valid compressed file ({exc})") from exc
             finally:

@@ -12,27 +12,8 @@ first use.
 
 from __future__ import annotations
 
-from .figures import (
-    METHOD_COLORS,
-    METHOD_LABELS,
-    checkpoint_positions,
-    coefficients,
-    convergence,
-    estimate_fstar,
-    event_positions,
-    export,
-    find_chromium,
-    method_color,
-    method_label,
-    progress,
-    run_labels,
-    slack_descent,
-    slack_ratios,
-    snapshot,
-    support_raster,
-    threshold_share,
-    threshold_timeline,
-)
+from . import figures
+from .figures import *  # noqa: F403 - figures.__all__ is the one list
 
 _DASHBOARDS = ("explore", "play", "compare", "Explorer", "Player", "Comparison", "Debouncer")
 
@@ -46,27 +27,5 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = [
-    "METHOD_COLORS",
-    "METHOD_LABELS",
-    "checkpoint_positions",
-    "coefficients",
-    "compare",
-    "convergence",
-    "estimate_fstar",
-    "event_positions",
-    "explore",
-    "export",
-    "find_chromium",
-    "method_color",
-    "method_label",
-    "play",
-    "progress",
-    "run_labels",
-    "slack_descent",
-    "slack_ratios",
-    "snapshot",
-    "support_raster",
-    "threshold_share",
-    "threshold_timeline",
-]
+# everything the figures module exports, plus the lazily loaded dashboards
+__all__ = sorted([*figures.__all__, "compare", "explore", "play"])
