@@ -4,12 +4,9 @@ it is skipped with a visible reason -- except under CI (env ``CI`` set), where i
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
-
-CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
 
 def pytest_configure(config):
@@ -31,17 +28,18 @@ def unavailable():
 
 
 def find_chromium() -> str | None:
-    """A Chromium executable: ``$RGRASP_CHROMIUM``, else /usr/bin/chromium or one on PATH."""
+    """A Chromium executable: ``$RGRASP_CHROMIUM``, else what the package's PNG export finds,
+    else /usr/bin/chromium.  An explicit ``$RGRASP_CHROMIUM`` that is not a file means "none"
+    (how a run checks the skip / CI-failure path)."""
     explicit = os.environ.get("RGRASP_CHROMIUM")
     if explicit:
         return explicit if Path(explicit).is_file() else None
-    if Path("/usr/bin/chromium").is_file():
-        return "/usr/bin/chromium"
-    for name in CHROMIUM_CANDIDATES:
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
+    from rgrasp_viz.viz.figures import find_chromium as package_find_chromium
+
+    found = package_find_chromium()
+    if found is None and Path("/usr/bin/chromium").is_file():
+        found = "/usr/bin/chromium"
+    return found
 
 
 @pytest.fixture(scope="session")
