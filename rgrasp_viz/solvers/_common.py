@@ -230,4 +230,5 @@ class StepResult:
     snaps: np.ndarray | None = None  # (n_checkpoints, p) in working coordinates
     work_index: np.ndarray | None = None  # working coordinate -> full coordinate (None: all)
     outer_event: tuple | None = None  # (step, entered, left) of the closing H_s
+    message: str | None = None  # why a method stopped itself (status != 0), for the result
     extra: dict = field(default_factory=dict)

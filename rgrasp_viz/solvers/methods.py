@@ -115,16 +115,29 @@ class GraSP(_Method):
         Z, T = merge_support(g, x, s)
         WT = gather_columns(self.problem.W, T)
         y = self.problem.y
+        status, message = 0, None
         if self.problem.loss == "squares":
             b_T = _restricted_least_squares(WT, y)
             sub_passes = 1.0
         else:
             b_T, sub_passes = self._logistic_on_T(WT, x[T])
+            margin = float(np.min(y * np.asarray(WT @ b_T).ravel()))
+            if margin > 0.0:
+                # every sample is classified correctly with room to spare: the loss on T
+                # has infimum 0 and no minimiser, so "solve the sub-problem exactly" is
+                # undefined and L-BFGS only stops once ||b|| is huge
+                status = 2
+                message = (f"GraSP's logistic sub-problem on T (|T| = {len(T)}) has no finite "
+                           f"minimiser: the samples are linearly separable on those "
+                           f"coordinates (smallest margin {margin:.3g} > 0, "
+                           f"||b|| = {np.linalg.norm(b_T):.3g}). The exact step of GraSP is "
+                           f"ill-posed for unregularised logistic loss here; use more samples, "
+                           f"a smaller s, or a stochastic method with a bounded inner loop")
         b = np.zeros(self.d)
         b[T] = b_T
         x_new, _ = _threshold(b, s)
         return StepResult(x=x_new, passes=1.0 + sub_passes, n_thresholds=1, Z=Z, T=T,
-                          b_T=b_T, outer_event=0)
+                          b_T=b_T, outer_event=0, status=status, message=message)
 
     def _logistic_on_T(self, WT, z0):
         y, n, loss = self.problem.y, self.n, self.problem.loss
