@@ -668,6 +668,80 @@ def test_bounded_blow_up_is_divergence_not_convergence(factor):
     assert "diverged" in res.message and "rose" in res.message
 
 
+def _stagnation_stop(objective, ftol, patience):
+    """The documented ``ftol`` rule replayed on recorded objectives: the first iteration at
+    which the best objective has not improved by more than ``ftol`` for ``patience``
+    iterations in a row (None if it never happens)."""
+    best, since = objective[0], 0
+    for t in range(1, len(objective)):
+        if objective[t] < best * (1 - ftol):
+            best, since = objective[t], 0
+        else:
+            since += 1
+            if since >= patience:
+                return t
+    return None
+
+
+@pytest.mark.parametrize("patience", [1, 3, 6])
+def test_patience_is_the_stagnation_window(patience):
+    prob = rv.make_regression("classroom", random_state=0)
+    long = rv.solve(prob, method="svrgsp+", random_state=1, tol=0, ftol=0, max_iter=40,
+                    warn=False)
+    stop = _stagnation_stop(long.trace.objective, 1e-3, patience)
+    assert stop is not None
+    res = rv.solve(prob, method="svrgsp+", random_state=1, tol=0, ftol=1e-3,
+                   patience=patience, max_iter=40)
+    assert res.nit == stop and res.status == 0
+    assert f"in {patience} iterations" in res.message
+    assert res.trace.meta["patience"] == patience
+    # same index sequence: the shorter run is a prefix of the long one
+    np.testing.assert_array_equal(res.trace.objective, long.trace.objective[: stop + 1])
+
+
+@pytest.mark.parametrize("method, expected", [("svrgsp", 3), ("svrgsp+", 3), ("svrght", 5),
+                                              ("sght", 5), ("fght", 5), ("grasp", 5)])
+def test_default_patience_per_method(method, expected):
+    # the documented defaults (solve docstring): 3 for SVRGSP(+), 5 for the others
+    res = rv.solve(small(), method=method, random_state=0, tol=0, max_iter=3, warn=False)
+    assert res.trace.meta["patience"] == expected
+
+
+def _separable_logistic(seed=0, n=30, d=40):
+    # labels are the signs of a 3-sparse linear function: separable on any T holding those 3
+    rng = np.random.default_rng(seed)
+    W = rng.standard_normal((n, d))
+    y = np.sign(W[:, :3] @ np.ones(3))
+    return rv.Problem(W, y, loss="logistic")
+
+
+def test_grasp_separable_logistic_subproblem_is_reported():
+    prob = _separable_logistic()
+    res = rv.solve(prob, method="grasp", s=2, random_state=0)
+    assert res.status == 2 and not res.success
+    assert "separable" in res.message and "no finite minimiser" in res.message
+    assert "eta" not in res.message  # GraSP has no step size to blame
+    tr, t = res.trace, res.nit
+    # the step that met the separable sub-problem is in the trace; b classifies every sample
+    # with a positive margin on T (the condition the message states), and is huge
+    T = tr.T(t)
+    assert set(range(3)) <= set(T)
+    margins = prob.y * (prob.W[:, T] @ tr.b(t)[T])
+    assert margins.min() > 0
+    assert np.linalg.norm(tr.b(t)) > 10 * np.linalg.norm(tr.x(t - 1))
+    # the result is the iterate before that step
+    np.testing.assert_array_equal(res.x, tr.x(t - 1))
+    assert res.fun == tr.objective[t - 1]
+
+
+def test_grasp_rise_message_names_no_step_size():
+    # n < d logistic data on which GraSP's exact fit on T does not survive the pruning
+    prob = rv.make_classification(n=500, d=1000, s_star=20, random_state=1)
+    res = rv.solve(prob, method="grasp", random_state=0)
+    assert res.status == 2 and "rose" in res.message
+    assert "GraSP has no step size" in res.message and "eta=" not in res.message
+
+
 def test_moderate_step_still_converges():
     prob = rv.make_regression(n=200, d=300, s_star=10, random_state=0)
     eta = 4 * rv.default_eta(prob, "svrgsp+", 12)

@@ -205,6 +205,11 @@ def test_ftol_negative(prob):
     check_raises("ftol", prob, s=2, ftol=-1.0)
 
 
+@pytest.mark.parametrize("patience", [0, -2, 1.5, True, "3"])
+def test_patience(prob, patience):
+    check_raises("patience", prob, s=2, patience=patience)
+
+
 @pytest.mark.parametrize("record_every", [0, -3])
 def test_record_every(prob, record_every):
     check_raises("record_every", prob, method="svrght", s=2, record_every=record_every)
