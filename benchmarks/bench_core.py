@@ -99,7 +99,7 @@ def bench_c(prob, s, repeats):
     rows = []
     for m in ("svrght", "svrgsp+"):
         on, off, ratio, noise = [], [], [], []
-        for r in range(max(repeats, 11)):  # a 2-3 % effect needs many pairs on a busy machine
+        for r in range(max(repeats, 21)):  # a 2-3 % effect needs many pairs on a busy machine
             kw = dict(s=s, random_state=r, tol=0, ftol=0, max_iter=5)
             times = {True: [], False: []}
             for rec in ([True, False, False] if r % 2 == 0 else [False, False, True]):
