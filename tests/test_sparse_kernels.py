@@ -1,6 +1,7 @@
 """Sparse-data kernels: the CSR column gather and the lazy ("just-in-time") SVRG epoch.
 
-* ``gather_columns_csc`` / ``gather_columns_dense`` give exactly ``W[:, T]``;
+* ``gather_columns_csc`` gives exactly ``W[:, T]``; ``update_columns_dense`` keeps a
+  permutation of ``W[:, T]`` up to date in place, reading only the entering columns;
 * ``svrg_epoch_csr`` applies the dense drift ``-eta * g`` lazily unless it thresholds after
   every step; it must produce the same iterate, events, checkpoint losses and snapshots as
   the eager dense kernel (its twin) and as a plain loop, including the synchronisations
@@ -78,12 +79,57 @@ def test_gather_columns_csc_unsorted_csc_rows():
     np.testing.assert_array_equal(got.toarray(), W[:, T].toarray())
 
 
-def test_gather_columns_dense():
-    X = np.random.default_rng(3).standard_normal((7, 15))
-    T = np.array([0, 3, 4, 14])
-    out = np.empty((7, 4))
-    K.gather_columns_dense(X, T, out)
-    np.testing.assert_array_equal(out, X[:, T])
+def _check_working_matrix(X, T, B, slots, where):
+    m = len(T)
+    assert sorted(slots[:m]) == list(T)  # a permutation of T
+    np.testing.assert_array_equal(B[:, :m], X[:, slots[:m]])  # exact copies
+    expected_where = np.full(X.shape[1], -1)
+    expected_where[slots[:m]] = np.arange(m)
+    np.testing.assert_array_equal(where, expected_where)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_update_columns_dense_tracks_a_sequence_of_supports(seed):
+    # T grows, shrinks, keeps its size, changes completely and not at all
+    rng = np.random.default_rng(seed)
+    n, d, cap = 9, 40, 12
+    X = rng.standard_normal((n, d))
+    B = np.full((n, cap), np.nan)
+    slots = np.zeros(cap, dtype=np.int64)
+    where = np.full(d, -1, dtype=np.int64)
+    m_prev = 0
+    sizes = [5, 8, 12, 12, 7, 3, 12, 12, 1, 10]
+    T_prev = np.array([], dtype=np.int64)
+    for size in sizes:
+        if rng.random() < 0.2 and len(T_prev) == size:
+            T = T_prev  # unchanged
+        else:  # keep a random part of the previous T, add fresh columns
+            keep = rng.permutation(T_prev)[: rng.integers(0, min(len(T_prev), size) + 1)]
+            fresh = rng.permutation(np.setdiff1d(np.arange(d), keep))[: size - len(keep)]
+            T = np.sort(np.concatenate([keep, fresh])).astype(np.int64)
+        before = {int(c): int(where[c]) for c in T if where[c] >= 0}
+        K.update_columns_dense(X, T, B, slots, m_prev, where)
+        _check_working_matrix(X, T, B, slots, where)
+        if len(T) >= m_prev:  # nothing had to move down: staying columns kept their slot
+            assert all(where[c] == k for c, k in before.items())
+        m_prev, T_prev = len(T), T
+
+
+def test_update_columns_dense_reads_only_entering_columns():
+    # columns that stay are not re-read from X: poison X's copy of them after the first call
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((7, 15))
+    B = np.empty((7, 6))
+    slots = np.zeros(6, dtype=np.int64)
+    where = np.full(15, -1, dtype=np.int64)
+    K.update_columns_dense(X, np.array([0, 3, 4, 14]), B, slots, 0, where)
+    X2 = X.copy()
+    X2[:, [0, 3, 4, 14]] = np.nan
+    T = np.array([0, 2, 4, 9, 14])
+    K.update_columns_dense(X2, T, B, slots, 4, where)
+    m = len(T)
+    assert np.all(np.isfinite(B[:, :m]))
+    np.testing.assert_array_equal(B[:, :m], X[:, slots[:m]])
 
 
 # -- the lazy CSR epoch against the eager dense twin ------------------------------------------

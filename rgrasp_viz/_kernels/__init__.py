@@ -5,7 +5,7 @@ package boundary (:mod:`rgrasp_viz.problems`, :func:`rgrasp_viz.solve`).
 """
 
 from ._jit import HAVE_NUMBA, NUMBA_VERSION
-from .columns import gather_columns_csc, gather_columns_dense
+from .columns import gather_columns_csc, update_columns_dense
 from .epochs import (
     dloss,
     sample_loss,
@@ -25,7 +25,6 @@ __all__ = [
     "full_gradient_csr",
     "full_gradient_dense",
     "gather_columns_csc",
-    "gather_columns_dense",
     "hard_threshold",
     "keep_only",
     "sample_loss",
@@ -35,4 +34,5 @@ __all__ = [
     "svrg_epoch_dense",
     "top_k",
     "top_k_indices",
+    "update_columns_dense",
 ]

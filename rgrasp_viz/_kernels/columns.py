@@ -3,8 +3,10 @@
 SVRGSP in the restricted reading runs its inner loop on the columns ``T`` of the data, so
 every outer iteration builds ``W[:, T]`` once:
 
-* dense: :func:`gather_columns_dense` copies the ``|T|`` columns into a C-contiguous
-  ``n x |T|`` buffer (O(n |T|));
+* dense: :func:`update_columns_dense` keeps ``W[:, T]`` in one C-contiguous ``n x 3s``
+  buffer for the whole solve and, each outer iteration, copies in only the columns that
+  entered ``T`` (O(n x number of changed columns); the column order is a permutation of
+  ``T``, recorded in ``slots``);
 * CSR: :func:`gather_columns_csc` reads the columns from a CSC copy of ``W`` (made once per
   solve) and writes canonical CSR arrays of ``W[:, T]`` in O(n + |T| + nnz(W[:, T])) -- the
   columns outside ``T`` are never touched, so this costs far less than a pass over the data.
@@ -18,14 +20,73 @@ from ._jit import njit
 
 
 @njit(cache=True)
-def gather_columns_dense(X, T, out):
-    """``out[:, q] = X[:, T[q]]`` for a C-contiguous ``X`` (n x d) and ``out`` (n x |T|)."""
+def update_columns_dense(X, T, B, slots, m_prev, where):
+    """Make the first ``|T|`` columns of ``B`` hold ``X[:, T]``, in some order, in place.
+
+    ``B`` (n x cap, C-contiguous, ``cap >= |T|``) is the working matrix of the previous outer
+    iteration: its column ``k < m_prev`` holds ``X[:, slots[k]]``, and ``where[c]`` is the
+    slot of column ``c`` of ``X`` (-1 if none).  Columns that stay in ``T`` stay where they
+    are; a column that enters is copied from ``X`` into a freed slot, and when ``T`` shrinks
+    the live columns beyond ``|T|`` move down into the remaining holes.  From one outer
+    iteration to the next 50-90 % of ``T`` stays (measured on the classroom problem and
+    setting 1), and a column of ``X`` costs a cache line per row, so this reads a fraction
+    of what a fresh gather does.  ``slots`` and ``where`` are updated; the epoch kernels
+    read ``B`` with ``p = |T|`` (their ``z`` has ``|T|`` entries), so the padding beyond is
+    never touched.  ``T`` must be ascending.  Returns nothing; afterwards
+    ``B[:, :|T|] == X[:, slots[:|T|]]`` exactly.
+    """
     n = X.shape[0]
     m = T.shape[0]
+    # 1. slots whose column left T become holes
+    holes = np.empty(max(m_prev, 1), dtype=np.int64)
+    nh = 0
+    for k in range(m_prev):
+        c = slots[k]
+        q = np.searchsorted(T, c)
+        if q == m or T[q] != c:
+            holes[nh] = k
+            nh += 1
+            where[c] = -1
+    # 2. columns of T without a slot enter
+    entering = np.empty(m, dtype=np.int64)
+    ne = 0
+    for q in range(m):
+        if where[T[q]] < 0:
+            entering[ne] = T[q]
+            ne += 1
+    # 3. positions to fill below m: holes there, then the new slots m_prev .. m-1;
+    #    sources: live columns stranded at or beyond m (moved down), then entering columns
+    pos = np.empty(m, dtype=np.int64)
+    npos = 0
+    for r in range(nh):
+        if holes[r] < m:
+            pos[npos] = holes[r]
+            npos += 1
+    for k in range(m_prev, m):
+        pos[npos] = k
+        npos += 1
+    move_src = np.empty(max(m_prev, 1), dtype=np.int64)
+    nm = 0
+    r = 0
+    for k in range(m, m_prev):
+        while r < nh and holes[r] < k:
+            r += 1
+        if not (r < nh and holes[r] == k):
+            move_src[nm] = k
+            nm += 1
     for i in range(n):
-        for q in range(m):
-            out[i, q] = X[i, T[q]]
-    return out
+        for r in range(nm):
+            B[i, pos[r]] = B[i, move_src[r]]
+        for r in range(ne):
+            B[i, pos[nm + r]] = X[i, entering[r]]
+    for r in range(nm):
+        c = slots[move_src[r]]
+        slots[pos[r]] = c
+        where[c] = pos[r]
+    for r in range(ne):
+        c = entering[r]
+        slots[pos[nm + r]] = c
+        where[c] = pos[nm + r]
 
 
 @njit(cache=True)

@@ -259,14 +259,27 @@ class SVRGSP(_Stochastic):
         self.steps_per_iter = params["J"]
         self.thr_every = math.ceil(params["J"] / params["m"]) if self.plus else 0
         self._csc = None  # CSC arrays of W (restricted reading on CSR data), built lazily
+        # dense restricted reading: W[:, T] lives in one n x min(3s, d) buffer for the whole
+        # solve; slot k holds column slots[k] (see K.update_columns_dense)
+        self._B = None
 
     def _work_matrix(self, T):
-        """``W[:, T]``: a dense array or the CSR arrays ``(data, indices, indptr)``."""
+        """``(X, order)``: ``W[:, T]`` with its columns in the order ``order`` (a permutation
+        of ``T``), as a dense array (possibly wider than ``|T|``; the epoch kernels read the
+        first ``|T|`` columns) or the CSR arrays ``(data, indices, indptr)`` (``order = T``)."""
         if not self.sparse:
-            return K.gather_columns_dense(self.problem.W, T, np.empty((self.n, len(T))))
+            if self._B is None:  # once per solve, inside the timed region
+                self._B = np.empty((self.n, min(3 * self.p["s"], self.d)))
+                self._slots = np.zeros(self._B.shape[1], dtype=np.int64)
+                self._where = np.full(self.d, -1, dtype=np.int64)
+                self._m = 0
+            K.update_columns_dense(self.problem.W, T, self._B, self._slots, self._m,
+                                   self._where)
+            self._m = len(T)
+            return self._B, self._slots[: len(T)]
         if self._csc is None:  # once per solve, inside the timed region: O(nnz)
             self._csc = csc_arrays(self.problem.W)
-        return K.gather_columns_csc(*self._csc, self.n, T)
+        return K.gather_columns_csc(*self._csc, self.n, T), T
 
     def step(self, x, rng):
         p, ws = self.p, self.ws
@@ -275,14 +288,15 @@ class SVRGSP(_Stochastic):
         Z, T = merge_support(g, x, s)
         idx = rng.integers(0, self.n, size=J)
         if p["inner"] == "restricted":
-            X = self._work_matrix(T)
-            z = x[T]
+            X, order = self._work_matrix(T)
+            z = x[order]
             # every coordinate of the working space is "in" before the first H_|T|
             n_prev = ws.set_prev(np.arange(len(T)))
             steps, n_ev, n_rec, status, snaps = self._svrg_epoch(
-                X, z, g[T], snap_dloss, idx, self.thr_every, len(T), n_prev)
-            b_T = z
-            work_index = T
+                X, z, g[order], snap_dloss, idx, self.thr_every, len(T), n_prev)
+            work_index = order.copy()
+            b_T = np.empty(len(T))
+            b_T[np.searchsorted(T, order)] = z  # working order -> ascending T
         else:
             z = x.copy()
             n_prev = ws.set_prev(T)
