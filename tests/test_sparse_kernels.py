@@ -108,7 +108,7 @@ def test_update_columns_dense_tracks_a_sequence_of_supports(seed):
             fresh = rng.permutation(np.setdiff1d(np.arange(d), keep))[: size - len(keep)]
             T = np.sort(np.concatenate([keep, fresh])).astype(np.int64)
         before = {int(c): int(where[c]) for c in T if where[c] >= 0}
-        K.update_columns_dense(X, T, B, slots, m_prev, where)
+        K.update_columns_dense(X, T, B, slots, m_prev, where, np.zeros((5, cap), np.int64))
         _check_working_matrix(X, T, B, slots, where)
         if len(T) >= m_prev:  # nothing had to move down: staying columns kept their slot
             assert all(where[c] == k for c, k in before.items())
@@ -122,11 +122,12 @@ def test_update_columns_dense_reads_only_entering_columns():
     B = np.empty((7, 6))
     slots = np.zeros(6, dtype=np.int64)
     where = np.full(15, -1, dtype=np.int64)
-    K.update_columns_dense(X, np.array([0, 3, 4, 14]), B, slots, 0, where)
+    tmp = np.zeros((5, 6), dtype=np.int64)
+    K.update_columns_dense(X, np.array([0, 3, 4, 14]), B, slots, 0, where, tmp)
     X2 = X.copy()
     X2[:, [0, 3, 4, 14]] = np.nan
     T = np.array([0, 2, 4, 9, 14])
-    K.update_columns_dense(X2, T, B, slots, 4, where)
+    K.update_columns_dense(X2, T, B, slots, 4, where, tmp)
     m = len(T)
     assert np.all(np.isfinite(B[:, :m]))
     np.testing.assert_array_equal(B[:, :m], X[:, slots[:m]])

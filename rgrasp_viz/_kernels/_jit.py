@@ -20,7 +20,12 @@ except ImportError:  # pragma: no cover
 
 _INTERNAL = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
 """Options for kernels only ever called from other kernels: no Python / C entry points to
-generate, which shortens compilation on a cold cache (about 10 % for a first solve)."""
+generate, which shortens compilation on a cold cache (about 10 % for a first solve).
+
+Small helpers called inside the epoch loops are also declared ``inline="always"`` (inlined
+in Numba IR, so they are typed and lowered as part of their caller instead of as separate
+functions): measured on a cold cache, the first SVRGSP+ solve went from a median of 5.6 s
+to 4.7 s over 6 alternating runs each, with the same iterates."""
 
 
 def njit(*args, **kwargs):

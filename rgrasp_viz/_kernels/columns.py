@@ -20,7 +20,7 @@ from ._jit import njit
 
 
 @njit(cache=True)
-def update_columns_dense(X, T, B, slots, m_prev, where):
+def update_columns_dense(X, T, B, slots, m_prev, where, tmp):
     """Make the first ``|T|`` columns of ``B`` hold ``X[:, T]``, in some order, in place.
 
     ``B`` (n x cap, C-contiguous, ``cap >= |T|``) is the working matrix of the previous outer
@@ -30,33 +30,39 @@ def update_columns_dense(X, T, B, slots, m_prev, where):
     the live columns beyond ``|T|`` move down into the remaining holes.  From one outer
     iteration to the next 50-90 % of ``T`` stays (measured on the classroom problem and
     setting 1), and a column of ``X`` costs a cache line per row, so this reads a fraction
-    of what a fresh gather does.  ``slots`` and ``where`` are updated; the epoch kernels
-    read ``B`` with ``p = |T|`` (their ``z`` has ``|T|`` entries), so the padding beyond is
-    never touched.  ``T`` must be ascending.  Returns nothing; afterwards
-    ``B[:, :|T|] == X[:, slots[:|T|]]`` exactly.
+    of what a fresh gather does.  ``slots`` and ``where`` are updated; ``tmp`` is int64
+    scratch of shape ``(5, cap)`` (no allocation here: each new allocation type costs
+    compile time on a cold cache).  The epoch kernels read ``B`` with ``p = |T|`` (their
+    ``z`` has ``|T|`` entries), so the columns beyond are never touched.  ``T`` must be
+    ascending.  Afterwards ``B[:, :|T|] == X[:, slots[:|T|]]`` exactly.  Cost
+    O(n x changed columns + |T|).
     """
     n = X.shape[0]
     m = T.shape[0]
-    # 1. slots whose column left T become holes
-    holes = np.empty(max(m_prev, 1), dtype=np.int64)
-    nh = 0
+    stays = tmp[0]
+    entering = tmp[1]
+    holes = tmp[2]
+    pos = tmp[3]
+    move_src = tmp[4]
+    # 1. columns of T without a slot enter; slots whose column left T become holes
     for k in range(m_prev):
-        c = slots[k]
-        q = np.searchsorted(T, c)
-        if q == m or T[q] != c:
-            holes[nh] = k
-            nh += 1
-            where[c] = -1
-    # 2. columns of T without a slot enter
-    entering = np.empty(m, dtype=np.int64)
+        stays[k] = 0
     ne = 0
     for q in range(m):
-        if where[T[q]] < 0:
+        k = where[T[q]]
+        if k >= 0:
+            stays[k] = 1
+        else:
             entering[ne] = T[q]
             ne += 1
-    # 3. positions to fill below m: holes there, then the new slots m_prev .. m-1;
+    nh = 0
+    for k in range(m_prev):
+        if stays[k] == 0:
+            holes[nh] = k
+            nh += 1
+            where[slots[k]] = -1
+    # 2. positions to fill below m: holes there, then the new slots m_prev .. m-1;
     #    sources: live columns stranded at or beyond m (moved down), then entering columns
-    pos = np.empty(m, dtype=np.int64)
     npos = 0
     for r in range(nh):
         if holes[r] < m:
@@ -65,7 +71,6 @@ def update_columns_dense(X, T, B, slots, m_prev, where):
     for k in range(m_prev, m):
         pos[npos] = k
         npos += 1
-    move_src = np.empty(max(m_prev, 1), dtype=np.int64)
     nm = 0
     r = 0
     for k in range(m, m_prev):

@@ -40,7 +40,7 @@ def sample_loss(a, y, loss):
     return np.log1p(np.exp(t))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def dloss(a, y, loss):
     """Derivative of the per-sample loss with respect to the margin ``a``."""
     if loss == 0:
@@ -52,7 +52,7 @@ def dloss(a, y, loss):
     return -y * e / (1.0 + e)
 
 
-@njit(cache=True, **_INTERNAL)
+@njit(cache=True, **_INTERNAL, inline="always")
 def loss_and_dloss(a, y, loss):
     """``(sample_loss(a, y, loss), dloss(a, y, loss))`` with one ``exp`` (same values)."""
     if loss == 0:
@@ -66,7 +66,7 @@ def loss_and_dloss(a, y, loss):
     return np.log1p(e), -y * e / (1.0 + e)
 
 
-@njit(cache=True, **_INTERNAL)
+@njit(cache=True, **_INTERNAL, inline="always")
 def row_dot(X, i, z):
     """``X[i] @ z`` with four partial sums (a single running sum is latency-bound)."""
     p = z.shape[0]
@@ -87,7 +87,7 @@ def row_dot(X, i, z):
     return (a0 + a1) + (a2 + a3)
 
 
-@njit(cache=True, **_INTERNAL)
+@njit(cache=True, **_INTERNAL, inline="always")
 def _due(j, every):
     """Whether something that happens every ``every`` steps (0: never) is due after step j."""
     return every > 0 and (j + 1) % every == 0

@@ -135,7 +135,7 @@ def top_k_indices(v, k, out, cand, mags):
     return w
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def keep_only(v, idx, n_idx, vbuf):
     """Zero every entry of ``v`` except ``v[idx[:n_idx]]`` (in place)."""
     for q in range(n_idx):
@@ -145,7 +145,7 @@ def keep_only(v, idx, n_idx, vbuf):
         v[idx[q]] = vbuf[q]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def count_changes(old, n_old, new, n_new):
     """Return (entered, left) between two ascending index lists."""
     i = 0

@@ -272,9 +272,10 @@ class SVRGSP(_Stochastic):
                 self._B = np.empty((self.n, min(3 * self.p["s"], self.d)))
                 self._slots = np.zeros(self._B.shape[1], dtype=np.int64)
                 self._where = np.full(self.d, -1, dtype=np.int64)
+                self._tmp = np.zeros((5, self._B.shape[1]), dtype=np.int64)
                 self._m = 0
             K.update_columns_dense(self.problem.W, T, self._B, self._slots, self._m,
-                                   self._where)
+                                   self._where, self._tmp)
             self._m = len(T)
             return self._B, self._slots[: len(T)]
         if self._csc is None:  # once per solve, inside the timed region: O(nnz)
