@@ -1,7 +1,8 @@
 """Sparse-data kernels: the CSR column gather and the lazy ("just-in-time") SVRG epoch.
 
-* ``gather_columns_csc`` gives exactly ``W[:, T]``; ``update_columns_dense`` keeps a
-  permutation of ``W[:, T]`` up to date in place, reading only the entering columns;
+* ``gather_columns_csc`` gives exactly ``W[:, T]``; on dense data ``WorkingColumns`` keeps a
+  permutation of ``W[:, T]`` up to date in place, copying (``copy_columns``) only the
+  columns that entered;
 * ``svrg_epoch_csr`` applies the dense drift ``-eta * g`` lazily unless it thresholds after
   every step; it must produce the same iterate, events, checkpoint losses and snapshots as
   the eager dense kernel (its twin) and as a plain loop, including the synchronisations
@@ -24,7 +25,7 @@ import scipy.sparse as sp
 import rgrasp_viz as rv
 from rgrasp_viz import _kernels as K
 from rgrasp_viz.problems import Problem, make_classification, make_regression
-from rgrasp_viz.solvers._common import Workspace, csc_arrays, csr_arrays
+from rgrasp_viz.solvers._common import WorkingColumns, Workspace, csc_arrays, csr_arrays
 
 sys.path.insert(0, os.path.dirname(__file__))
 import reference as ref  # noqa: E402
@@ -79,58 +80,55 @@ def test_gather_columns_csc_unsorted_csc_rows():
     np.testing.assert_array_equal(got.toarray(), W[:, T].toarray())
 
 
-def _check_working_matrix(X, T, B, slots, where):
-    m = len(T)
-    assert sorted(slots[:m]) == list(T)  # a permutation of T
-    np.testing.assert_array_equal(B[:, :m], X[:, slots[:m]])  # exact copies
-    expected_where = np.full(X.shape[1], -1)
-    expected_where[slots[:m]] = np.arange(m)
-    np.testing.assert_array_equal(where, expected_where)
+def test_copy_columns():
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((7, 15))
+    B = np.full((7, 6), np.nan)
+    K.copy_columns(X, np.array([14, 0, 4]), B, np.array([1, 5, 2]))
+    np.testing.assert_array_equal(B[:, [1, 5, 2]], X[:, [14, 0, 4]])
+    assert np.all(np.isnan(B[:, [0, 3, 4]]))  # other columns untouched
+    K.copy_columns(B, np.array([5]), B, np.array([0]))  # within one buffer
+    np.testing.assert_array_equal(B[:, 0], X[:, 0])
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_update_columns_dense_tracks_a_sequence_of_supports(seed):
+def test_working_columns_track_a_sequence_of_supports(seed):
     # T grows, shrinks, keeps its size, changes completely and not at all
     rng = np.random.default_rng(seed)
     n, d, cap = 9, 40, 12
     X = rng.standard_normal((n, d))
-    B = np.full((n, cap), np.nan)
-    slots = np.zeros(cap, dtype=np.int64)
-    where = np.full(d, -1, dtype=np.int64)
-    m_prev = 0
-    sizes = [5, 8, 12, 12, 7, 3, 12, 12, 1, 10]
+    cols = WorkingColumns(X, cap)
     T_prev = np.array([], dtype=np.int64)
-    for size in sizes:
+    slot_prev = {}
+    for size in [5, 8, 12, 12, 7, 3, 12, 12, 1, 10]:
         if rng.random() < 0.2 and len(T_prev) == size:
             T = T_prev  # unchanged
         else:  # keep a random part of the previous T, add fresh columns
             keep = rng.permutation(T_prev)[: rng.integers(0, min(len(T_prev), size) + 1)]
             fresh = rng.permutation(np.setdiff1d(np.arange(d), keep))[: size - len(keep)]
             T = np.sort(np.concatenate([keep, fresh])).astype(np.int64)
-        before = {int(c): int(where[c]) for c in T if where[c] >= 0}
-        K.update_columns_dense(X, T, B, slots, m_prev, where, np.zeros((5, cap), np.int64))
-        _check_working_matrix(X, T, B, slots, where)
-        if len(T) >= m_prev:  # nothing had to move down: staying columns kept their slot
-            assert all(where[c] == k for c, k in before.items())
-        m_prev, T_prev = len(T), T
+        B, order = cols.update(T)
+        m = len(T)
+        assert B.shape == (n, cap) and B.flags.c_contiguous
+        assert sorted(order) == list(T)  # a permutation of T
+        np.testing.assert_array_equal(B[:, :m], X[:, order])  # exact copies
+        slot = {int(c): k for k, c in enumerate(order)}
+        if m >= len(T_prev):  # nothing had to move down: staying columns kept their slot
+            assert all(slot[c] == k for c, k in slot_prev.items() if c in slot)
+        T_prev, slot_prev = T, slot
 
 
-def test_update_columns_dense_reads_only_entering_columns():
-    # columns that stay are not re-read from X: poison X's copy of them after the first call
-    rng = np.random.default_rng(3)
-    X = rng.standard_normal((7, 15))
-    B = np.empty((7, 6))
-    slots = np.zeros(6, dtype=np.int64)
-    where = np.full(15, -1, dtype=np.int64)
-    tmp = np.zeros((5, 6), dtype=np.int64)
-    K.update_columns_dense(X, np.array([0, 3, 4, 14]), B, slots, 0, where, tmp)
-    X2 = X.copy()
-    X2[:, [0, 3, 4, 14]] = np.nan
+def test_working_columns_read_only_entering_columns():
+    # columns that stay are not re-read from W: poison W's copy of them after the first call
+    X = np.random.default_rng(3).standard_normal((7, 15))
+    cols = WorkingColumns(X, 6)
+    cols.update(np.array([0, 3, 4, 14]))
+    X[:, [0, 3, 4, 14]] = np.nan
     T = np.array([0, 2, 4, 9, 14])
-    K.update_columns_dense(X2, T, B, slots, 4, where, tmp)
-    m = len(T)
-    assert np.all(np.isfinite(B[:, :m]))
-    np.testing.assert_array_equal(B[:, :m], X[:, slots[:m]])
+    B, order = cols.update(T)
+    assert np.all(np.isfinite(B[:, :5]))
+    fresh = np.random.default_rng(3).standard_normal((7, 15))  # the values before poisoning
+    np.testing.assert_array_equal(B[:, :5], fresh[:, order])
 
 
 # -- the lazy CSR epoch against the eager dense twin ------------------------------------------

@@ -5,7 +5,7 @@ package boundary (:mod:`rgrasp_viz.problems`, :func:`rgrasp_viz.solve`).
 """
 
 from ._jit import HAVE_NUMBA, NUMBA_VERSION
-from .columns import gather_columns_csc, update_columns_dense
+from .columns import copy_columns, gather_columns_csc
 from .epochs import (
     dloss,
     sample_loss,
@@ -20,6 +20,7 @@ from .threshold import count_changes, hard_threshold, keep_only, top_k, top_k_in
 __all__ = [
     "HAVE_NUMBA",
     "NUMBA_VERSION",
+    "copy_columns",
     "count_changes",
     "dloss",
     "full_gradient_csr",
@@ -34,5 +35,4 @@ __all__ = [
     "svrg_epoch_dense",
     "top_k",
     "top_k_indices",
-    "update_columns_dense",
 ]

@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import losses
-from .._kernels import top_k
+from .._kernels import copy_columns, top_k
 
 # -- step-size rules -------------------------------------------------------------------------
 
@@ -154,6 +154,51 @@ def gather_columns(W, T):
         WT.sort_indices()
         return WT
     return np.take(W, T, axis=1)
+
+
+class WorkingColumns:
+    """``W[:, T]`` for the successive merged supports ``T`` of one solve (dense ``W``).
+
+    The columns live in one C-contiguous ``n x cap`` buffer, in slots: a column that stays in
+    ``T`` keeps its slot, an entering column is copied from ``W`` into a freed slot, and when
+    ``T`` shrinks the columns stranded beyond ``|T|`` move down into the remaining holes, so
+    the first ``|T|`` columns are always live.  From one outer iteration to the next 50-90 %
+    of ``T`` stays (measured on the classroom problem and setting 1), and a column of ``W``
+    costs a cache line per row, so this reads a fraction of what a fresh gather reads.  The
+    slot bookkeeping is O(|T|) NumPy; only the copies run in a kernel.
+    """
+
+    def __init__(self, W, cap):
+        self.W = W
+        self.B = np.empty((W.shape[0], cap))
+        self.slots = np.zeros(cap, dtype=np.int64)  # slot -> column of W
+        self.where = np.full(W.shape[1], -1, dtype=np.int64)  # column of W -> slot or -1
+        self.m = 0
+
+    def update(self, T):
+        """Load ``W[:, T]`` (``T`` ascending, ``|T| <= cap``); return ``(B, order)`` with
+        ``B[:, :|T|] == W[:, order]`` exactly and ``order`` a permutation of ``T``.  ``B`` is
+        the whole buffer: the epoch kernels read only its first ``len(z) = |T|`` columns."""
+        B, slots, where, m_prev, m = self.B, self.slots, self.where, self.m, len(T)
+        slot_of_T = where[T]
+        known = slot_of_T >= 0
+        entering = T[~known]
+        stays = np.zeros(m_prev, dtype=bool)
+        stays[slot_of_T[known]] = True
+        holes = np.flatnonzero(~stays)
+        where[slots[holes]] = -1
+        moves = np.flatnonzero(stays[m:]) + m  # live columns stranded at or beyond m
+        pos = np.concatenate([holes[holes < m], np.arange(m_prev, m)])  # to fill, ascending
+        nm = len(moves)
+        if nm:  # sources beyond m, destinations below: no overlap
+            copy_columns(B, moves, B, pos[:nm])
+            slots[pos[:nm]] = slots[moves]
+        if len(entering):
+            copy_columns(self.W, entering, B, pos[nm:])
+            slots[pos[nm:]] = entering
+        where[slots[pos]] = pos
+        self.m = m
+        return B, slots[:m]
 
 
 def csr_arrays(W):

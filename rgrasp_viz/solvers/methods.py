@@ -19,6 +19,7 @@ from .. import _kernels as K
 from .. import losses
 from ._common import (
     StepResult,
+    WorkingColumns,
     csc_arrays,
     csr_arrays,
     gather_columns,
@@ -259,25 +260,16 @@ class SVRGSP(_Stochastic):
         self.steps_per_iter = params["J"]
         self.thr_every = math.ceil(params["J"] / params["m"]) if self.plus else 0
         self._csc = None  # CSC arrays of W (restricted reading on CSR data), built lazily
-        # dense restricted reading: W[:, T] lives in one n x min(3s, d) buffer for the whole
-        # solve; slot k holds column slots[k] (see K.update_columns_dense)
-        self._B = None
+        self._cols = None  # dense restricted reading: W[:, T], updated in place
 
     def _work_matrix(self, T):
         """``(X, order)``: ``W[:, T]`` with its columns in the order ``order`` (a permutation
         of ``T``), as a dense array (possibly wider than ``|T|``; the epoch kernels read the
         first ``|T|`` columns) or the CSR arrays ``(data, indices, indptr)`` (``order = T``)."""
         if not self.sparse:
-            if self._B is None:  # once per solve, inside the timed region
-                self._B = np.empty((self.n, min(3 * self.p["s"], self.d)))
-                self._slots = np.zeros(self._B.shape[1], dtype=np.int64)
-                self._where = np.full(self.d, -1, dtype=np.int64)
-                self._tmp = np.zeros((5, self._B.shape[1]), dtype=np.int64)
-                self._m = 0
-            K.update_columns_dense(self.problem.W, T, self._B, self._slots, self._m,
-                                   self._where, self._tmp)
-            self._m = len(T)
-            return self._B, self._slots[: len(T)]
+            if self._cols is None:  # once per solve, inside the timed region
+                self._cols = WorkingColumns(self.problem.W, min(3 * self.p["s"], self.d))
+            return self._cols.update(T)
         if self._csc is None:  # once per solve, inside the timed region: O(nnz)
             self._csc = csc_arrays(self.problem.W)
         return K.gather_columns_csc(*self._csc, self.n, T), T
