@@ -181,18 +181,26 @@ class WorkingColumns:
         the whole buffer: the epoch kernels read only its first ``len(z) = |T|`` columns."""
         B, slots, where, m_prev, m = self.B, self.slots, self.where, self.m, len(T)
         slot_of_T = where[T]
-        known = slot_of_T >= 0
-        entering = T[~known]
+        new = slot_of_T < 0
+        entering = T[new]
+        if len(entering) == 0 and m == m_prev:  # T did not change
+            return B, slots[:m]
         stays = np.zeros(m_prev, dtype=bool)
-        stays[slot_of_T[known]] = True
-        holes = np.flatnonzero(~stays)
+        stays[slot_of_T[~new]] = True
+        holes = np.flatnonzero(~stays)  # ascending
         where[slots[holes]] = -1
-        moves = np.flatnonzero(stays[m:]) + m  # live columns stranded at or beyond m
-        pos = np.concatenate([holes[holes < m], np.arange(m_prev, m)])  # to fill, ascending
-        nm = len(moves)
-        if nm:  # sources beyond m, destinations below: no overlap
-            copy_columns(B, moves, B, pos[:nm])
-            slots[pos[:nm]] = slots[moves]
+        nm = 0
+        if m < m_prev:  # live columns stranded at or beyond m move down into holes below m
+            pos = holes[holes < m]
+            moves = np.flatnonzero(stays[m:]) + m
+            nm = len(moves)
+            if nm:  # sources beyond m, destinations below: no overlap
+                copy_columns(B, moves, B, pos[:nm])
+                slots[pos[:nm]] = slots[moves]
+        elif m > m_prev:
+            pos = np.concatenate((holes, np.arange(m_prev, m)))
+        else:
+            pos = holes
         if len(entering):
             copy_columns(self.W, entering, B, pos[nm:])
             slots[pos[nm:]] = entering
