@@ -181,8 +181,10 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, max_it
         ``x, fun, nit, success, status, message, trace, passes, time, rel_error``.
         ``status``: 0 converged (``tol`` or ``ftol`` rule), 1 ``max_iter`` reached, 2 diverged
         (the objective became non-finite, exceeded ``EXPLODE_FACTOR * F(x0)``, or the run
-        ended above ``F(x0)``; ``x`` is then the last iterate before the blow-up, or the
-        last one), 99 stopped by the callback.
+        ended above ``F(x0)``; or GraSP met a logistic sub-problem on ``T`` with no finite
+        minimiser, the samples being separable there; ``x`` is then the last iterate before
+        the failing step, or the last one; the message names the likely cause), 99 stopped
+        by the callback.
     """
     prob = as_problem(problem, loss=loss, x_true=x_true)
     method = _method_name(method)
