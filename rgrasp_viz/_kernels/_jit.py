@@ -24,8 +24,10 @@ generate, which shortens compilation on a cold cache (about 10 % for a first sol
 
 Small helpers called inside the epoch loops are also declared ``inline="always"`` (inlined
 in Numba IR, so they are typed and lowered as part of their caller instead of as separate
-functions): measured on a cold cache, the first SVRGSP+ solve went from a median of 5.6 s
-to 4.7 s over 6 alternating runs each, with the same iterates."""
+functions), with the same iterates bit for bit.  On a cold cache the first SVRGSP+ solve
+went from a median of 5.6 s to 4.7 s in one series of 6 alternating runs; a later series
+(with ``_after_step`` also inlined) was within the machine's noise, so the gain is at most
+that size."""
 
 
 def njit(*args, **kwargs):
