@@ -30,7 +30,7 @@ counts as stagnated.
 SVRGSP(+) ends every epoch with the sub-problem on ``T`` nearly solved, so once its objective
 stops improving it only hovers: on 14 test problems (synthetic regression incl. correlated
 designs, logistic with n < d and n > d, sparse rcv1/real-sim stand-ins; 4 seeds each) 3
-instead of 5 left the median final objective within 1.2 % (the size of the hover; lower on 8
+instead of 5 left the median final objective within 1.3 % (the size of the hover; lower on 7
 of them) on 13 problems and 13 % lower on the last (a correlated design), with the same
 status and 2-6.5 fewer epochs.  The others keep 5: SVRGHT's objective can rise for three
 epochs before it falls (logistic rcv1 stand-in, s = 200: 0.693, 1.31, 0.81, 0.83, 0.69, 0.53,
