@@ -303,7 +303,7 @@ class SVRGSP(_Stochastic):
         x_new[T[keep]] = b_T[keep]
         n_inner = n_ev if self.thr_every else 0
         return StepResult(x=x_new, passes=1.0 + steps / self.n, n_thresholds=n_inner + 1,
-                          status=status, inner_steps=steps, Z=Z, T=T, b_T=b_T.copy(),
+                          status=status, inner_steps=steps, Z=Z, T=T, b_T=b_T,
                           n_events=n_ev, n_checkpoints=n_rec, snaps=snaps[:n_rec],
                           work_index=work_index, outer_event=steps)
 
