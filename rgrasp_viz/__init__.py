@@ -22,7 +22,13 @@ from . import datasets  # noqa: E402
 from ._kernels import hard_threshold, top_k  # noqa: E402
 from .problems import Problem, as_problem, make_classification, make_regression  # noqa: E402
 from .result import ConvergenceWarning, SolveResult  # noqa: E402
-from .solvers import METHODS, default_eta, solve  # noqa: E402
+from .solvers import (  # noqa: E402
+    Status,
+    default_eta,
+    get_method,
+    method_names,
+    solve,
+)
 from .trace import Trace  # noqa: E402
 
 _LAZY = {"explore": "dashboards", "play": "dashboards", "compare": "dashboards"}
@@ -42,18 +48,20 @@ def __getattr__(name):
 
 
 __all__ = [
-    "METHODS",
     "ConvergenceWarning",
     "Problem",
     "SolveResult",
+    "Status",
     "Trace",
     "__version__",
     "as_problem",
     "datasets",
     "default_eta",
+    "get_method",
     "hard_threshold",
     "make_classification",
     "make_regression",
+    "method_names",
     "solve",
     "top_k",
 ]

@@ -13,10 +13,11 @@ import warnings
 
 import numpy as np
 
-from . import METHODS, make_regression, solve
+from . import make_regression, solve
 from .result import ConvergenceWarning
+from .solvers.registry import method_names
 
-_ORDER = ("fght", "grasp", "sght", "svrght", "svrgsp", "svrgsp+")
+_ORDER = method_names(paper_only=True)
 
 
 def comparison_table(problem, s=None, random_state=0, methods=_ORDER, **kwargs):
@@ -64,7 +65,7 @@ def main(argv=None):
                       help="'classroom' (default), '1' or '2' (the paper's Section 5.2)")
     demo.add_argument("--seed", type=int, default=0)
     demo.add_argument("--methods", default=",".join(_ORDER),
-                      help=f"comma-separated subset of {sorted(METHODS)}")
+                      help=f"comma-separated subset of {list(method_names())}")
     _add_reproduce(sub)
     args = parser.parse_args(argv)
     if args.command == "reproduce":

@@ -116,6 +116,7 @@ import scipy.sparse as sp
 from .problems import Problem, make_regression
 from .result import ConvergenceWarning
 from .solvers import default_eta, solve
+from .solvers.registry import method_label, method_names
 
 __all__ = [
     "EXPERIMENTS",
@@ -133,11 +134,18 @@ __all__ = [
     "tune",
 ]
 
-METHODS = ("fght", "grasp", "sght", "svrght", "svrgsp", "svrgsp+")
-"""The six methods, in the order of the paper's legends."""
+METHODS = method_names(paper_only=True)
+"""The six methods of the paper (registry order)."""
 
-LABELS = {"fght": "FG-HT", "grasp": "GraSP", "sght": "SG-HT", "svrght": "SVRGHT",
-          "svrgsp": "SVRGSP", "svrgsp+": "SVRGSP+"}
+
+class _Labels:
+    """``LABELS[m]``: the registry's label of method ``m``."""
+
+    def __getitem__(self, method):
+        return method_label(method)
+
+
+LABELS = _Labels()
 
 VR_METHODS = ("svrght", "svrgsp", "svrgsp+")
 """Stochastic variance-reduced methods."""

@@ -49,14 +49,15 @@ def finite(a):
 
 
 def test_one_fixed_distinct_colour_per_method(runs):
-    assert set(F.METHOD_COLORS) == set(ALL)
-    assert len(set(F.METHOD_COLORS.values())) == len(ALL)
+    assert set(rv.method_names()) >= set(ALL)
+    colors = {m: rv.get_method(m).color for m in rv.method_names()}
+    assert len(set(colors.values())) == len(colors)
     fig = F.convergence(list(runs.values()))
     for tr in by_role(fig, "gap") + by_role(fig, "rel_error"):
-        assert tr.line.color == F.METHOD_COLORS[tr.meta["method"]]
+        assert tr.line.color == colors[tr.meta["method"]]
     tl = F.threshold_timeline(list(runs.values()), cost=1e-6)
     for tr in by_role(tl, "counts"):
-        assert tr.line.color == F.METHOD_COLORS[tr.meta["method"]]
+        assert tr.line.color == colors[tr.meta["method"]]
     assert F.method_color("nope") == "#7F7F7F"
     assert F.method_label("svrgsp+") == "SVRGSP+"
 
@@ -64,8 +65,8 @@ def test_one_fixed_distinct_colour_per_method(runs):
 def test_run_labels_tell_equal_methods_apart(prob):
     a = rv.solve(prob, "svrgsp", s=S, J=J, eta=0.01, random_state=0, max_iter=3, warn=False)
     b = rv.solve(prob, "svrgsp", s=S, J=J, eta=0.02, random_state=0, max_iter=3, warn=False)
-    assert F.run_labels([a, b]) == ["SVRGSP (eta=0.01)", "SVRGSP (eta=0.02)"]
-    assert F.run_labels([a, a]) == ["SVRGSP #1", "SVRGSP #2"]
+    assert F.run_labels([a, b]) == ["SVRGSP (on T) (eta=0.01)", "SVRGSP (on T) (eta=0.02)"]
+    assert F.run_labels([a, a]) == ["SVRGSP (on T) #1", "SVRGSP (on T) #2"]
 
 
 # -- F* and convergence ---------------------------------------------------------------------------

@@ -78,27 +78,48 @@ def restricted_smoothness(problem, k, n_power=30):
     return cache[key]
 
 
-def default_eta(problem, method, s, inner="restricted", batch_size=None):
+def _eta_gradient(problem, s, inner, batch_size):
+    return 1.0 / restricted_smoothness(problem, 2 * s)
+
+
+def _eta_sght(problem, s, inner, batch_size):
+    B = batch_size or max(1, round(math.sqrt(problem.n)))
+    L = restricted_row_smoothness(problem, s) / B + restricted_smoothness(problem, 2 * s)
+    return 1.0 / (2.0 * L)
+
+
+def _eta_svrght(problem, s, inner, batch_size):
+    return 2.5 / restricted_row_smoothness(problem, s)
+
+
+def _eta_svrgsp(problem, s, inner, batch_size):
+    if inner == "paper":
+        return 1.0 / restricted_row_smoothness(problem, problem.d)
+    return 1.0 / restricted_row_smoothness(problem, 3 * s)
+
+
+ETA_RULES = {"gradient": _eta_gradient, "sght": _eta_sght, "svrght": _eta_svrght,
+             "svrgsp": _eta_svrgsp}
+"""Step-size rules by name (a method's ``eta_rule`` in the registry)."""
+
+
+def default_eta(problem, method, s, inner="on_T", batch_size=None):
     """The default step size of ``method`` on ``problem`` (a documented rule, no tuning loop).
 
     Notation: ``rho(k)`` is the restricted smoothness of ``F`` at sparsity ``k``
     (:func:`restricted_smoothness`, from the columns most correlated with ``y``) and ``L(k)``
     the mean restricted smoothness of the per-sample losses (:func:`restricted_row_smoothness`,
     from the k largest squared entries of each row).  Both include the loss curvature bound
-    (1 for least squares, 1/4 for logistic).
+    (1 for least squares, 1/4 for logistic).  Rules, by the registry's ``eta_rule``:
 
-    * ``fght`` (and ``grasp``, which only reports it): ``1 / rho(2s)``.
-    * ``sght``: ``1 / (2 (L(s) / B + rho(2s)))`` -- the smoothness of a mini-batch of ``B``
+    * ``"gradient"`` (FG-HT; GraSP, which has no step size, reports it): ``1 / rho(2s)``.
+    * ``"sght"``: ``1 / (2 (L(s) / B + rho(2s)))`` -- the smoothness of a mini-batch of ``B``
       samples, halved for the gradient noise.
-    * ``svrght``: ``2.5 / L(s)``.  Measured window: at ``1/L(s)``-``2/L(s)`` SVRGHT stalls on a
+    * ``"svrght"``: ``2.5 / L(s)``.  SVRGHT's window is narrow: smaller steps stall on a
       wrong support (an off-support coordinate must cross the threshold in one step to
-      enter), at ``3/L(s)`` it diverges on n = 500, d = 1000; ``2.5/L(s)`` works on the
-      classroom problem, its scaled-down setting 1 and setting 1.  No constant factor works
-      everywhere: on n = 200, d = 300, s = 7 this step diverges (``1.5 / L(s)`` is needed
-      there), while on n = 500, d = 1000, s = 60 ``1.5 / L(s)`` stalls.  A divergence is
-      reported (``status == 2``), never silent -- SVRGHT's narrow window is itself a lesson.
-    * ``svrgsp``, ``svrgsp+``: ``1 / L(3s)`` when the inner iterate lives on ``T``
-      (``|T| <= 3s``); ``1 / L(d)`` (the mean squared row norm) for ``inner="full"``.
+      enter), larger ones diverge; no constant factor works on every problem.
+    * ``"svrgsp"``: ``1 / L(d)`` (the mean squared row norm) in the paper's reading, where the
+      inner iterate moves on all ``d`` coordinates; ``1 / L(3s)`` on ``T`` (``|T| <= 3s``).
 
     The global Lipschitz constant (``max_i ||w_i||^2``) is never used: for sparse iterates it
     is far too pessimistic.
@@ -107,8 +128,9 @@ def default_eta(problem, method, s, inner="restricted", batch_size=None):
     ----------
     problem : Problem
     method : str
+        Any registered method name.
     s : int
-    inner : {"restricted", "full"}
+    inner : {"paper", "on_T"}
     batch_size : int, optional
         SG-HT mini-batch size (default ``round(sqrt(n))``).
 
@@ -116,18 +138,13 @@ def default_eta(problem, method, s, inner="restricted", batch_size=None):
     -------
     float
     """
-    s = int(s)
-    if method in ("fght", "grasp"):
-        return 1.0 / restricted_smoothness(problem, 2 * s)
-    if method == "sght":
-        B = batch_size or max(1, round(math.sqrt(problem.n)))
-        L = restricted_row_smoothness(problem, s) / B + restricted_smoothness(problem, 2 * s)
-        return 1.0 / (2.0 * L)
-    if method == "svrght":
-        return 2.5 / restricted_row_smoothness(problem, s)
-    if inner == "full":
-        return 1.0 / restricted_row_smoothness(problem, problem.d)
-    return 1.0 / restricted_row_smoothness(problem, 3 * s)
+    from .registry import get_method, normalize_reading
+
+    spec = get_method(method)
+    rule = spec.eta_rule if spec.eta_rule is not None else "gradient"
+    if isinstance(rule, str):
+        rule = ETA_RULES[rule]
+    return float(rule(problem, int(s), normalize_reading(inner), batch_size))
 
 
 # -- Algorithm 1, steps 2-4 ---------------------------------------------------------------------

@@ -15,39 +15,10 @@ from ..problems import as_problem
 from ..result import SolveResult, warn_max_iter
 from ..trace import TraceBuilder
 from ._common import Workspace, default_eta
-from .methods import METHODS, STOCHASTIC
-
-_ALIASES = {"fg-ht": "fght", "sg-ht": "sght", "svrg-ht": "svrght", "svrgsp_plus": "svrgsp+",
-            "svrgspplus": "svrgsp+", "svrgsp-plus": "svrgsp+"}
-
-DEFAULT_MAX_ITER = {"fght": 300, "grasp": 50, "sght": 50, "svrght": 50, "svrgsp": 50,
-                    "svrgsp+": 50}
-
-DEFAULT_PATIENCE = {"fght": 5, "grasp": 5, "sght": 5, "svrght": 5, "svrgsp": 3, "svrgsp+": 3}
-"""Default ``patience`` per method: iterations without an ``ftol`` improvement before a run
-counts as stagnated.
-
-SVRGSP(+) ends every epoch with the sub-problem on ``T`` nearly solved, so once its objective
-stops improving it only hovers: on 14 test problems (synthetic regression incl. correlated
-designs, logistic with n < d and n > d, sparse rcv1/real-sim stand-ins; 4 seeds each) 3
-instead of 5 left the median final objective within 1.3 % (the size of the hover; lower on 7
-of them) on 13 problems and 13 % lower on the last (a correlated design), with the same
-status and 2-6.5 fewer epochs.  The others keep 5: SVRGHT's objective can rise for three
-epochs before it falls (logistic rcv1 stand-in, s = 200: 0.693, 1.31, 0.81, 0.83, 0.69, 0.53,
-...), and 3 would stop it there."""
+from .registry import get_method, normalize_reading
 
 EXPLODE_FACTOR = 1e6
 """A run whose objective exceeds ``EXPLODE_FACTOR * F(x0)`` is declared diverged."""
-
-
-def _method_name(method):
-    if not isinstance(method, str):
-        raise TypeError(f"method must be a string, got {type(method).__name__}")
-    key = method.strip().lower()
-    key = _ALIASES.get(key, key)
-    if key not in METHODS:
-        raise ValueError(f"unknown method {method!r}; choose one of {sorted(METHODS)}")
-    return key
 
 
 def _check_int(name, value, lo, hi=None):
@@ -92,7 +63,8 @@ def _warmup(method, sparse, inner):
     prob = Problem(W, rng.standard_normal(8))
     params = _params(prob, method, 2, 0.01, 8, 2, inner, 2, 4, True, True)
     ws = Workspace(prob.d, 8, 4)
-    METHODS[method](prob, params, ws).step(np.zeros(prob.d), np.random.default_rng(0))
+    get_method(method).factory(prob, params, ws).step(np.zeros(prob.d),
+                                                      np.random.default_rng(0))
     _WARM.add(key)
 
 
@@ -108,7 +80,7 @@ def _params(problem, method, s, eta, J, m, inner, batch_size, record_every, reco
 
 def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, max_iter=None,
           tol=1e-7, ftol=1e-6, patience=None, x0=None, random_state=None, callback=None,
-          inner="restricted", batch_size=None, record_every=None, record_iterates=False,
+          inner="on_T", batch_size=None, record_every=None, record_iterates=False,
           record=True, max_events=1_000_000, loss=None, x_true=None, warn=True):
     """Solve ``min F(x) s.t. ||x||_0 <= s`` with one of the paper's six methods.
 
@@ -188,15 +160,15 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, max_it
         by the callback.
     """
     prob = as_problem(problem, loss=loss, x_true=x_true)
-    method = _method_name(method)
+    spec = get_method(method)
+    method = spec.name
     n, d = prob.n, prob.d
     if s is None:
         if prob.x_true is None:
             raise ValueError("s is required when the problem has no x_true")
         s = max(1, min(d, round(1.2 * np.count_nonzero(prob.x_true))))
     s = _check_int("s", s, 1, d)
-    if inner not in ("restricted", "full"):
-        raise ValueError(f"inner must be 'restricted' or 'full', got {inner!r}")
+    inner = normalize_reading(inner)
     J = 2 * n if J is None else _check_int("J", J, 1)
     m = min(6, J) if m is None else _check_int("m", m, 1)
     if m > J:
@@ -208,7 +180,7 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, max_it
         eta = default_eta(prob, method, s, inner, batch_size)
         eta_rule = "default"
     eta = _check_positive_float("eta", eta)
-    max_iter = DEFAULT_MAX_ITER[method] if max_iter is None else _check_int("max_iter", max_iter, 1)
+    max_iter = spec.max_iter if max_iter is None else _check_int("max_iter", max_iter, 1)
     for name, v in (("tol", tol), ("ftol", ftol)):
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or not v >= 0:
             raise ValueError(f"{name} must be a non-negative number, got {v!r}")
@@ -216,7 +188,7 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, max_it
     record_every = (max(1, steps // 20) if record_every is None
                     else _check_int("record_every", record_every, 1))
     max_events = _check_int("max_events", max_events, 0)
-    patience = (DEFAULT_PATIENCE[method] if patience is None
+    patience = (spec.patience if patience is None
                 else _check_int("patience", patience, 1))
     if callback is not None and not callable(callback):
         raise TypeError("callback must be callable")
@@ -242,8 +214,8 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, max_it
                      record_iterates)
     _warmup(method, prob.is_sparse, inner)
     # record=False switches off inner recording entirely (events and checkpoints)
-    ws = Workspace(d, steps, record_every if (method in STOCHASTIC and record) else 0)
-    impl = METHODS[method](prob, params, ws)
+    ws = Workspace(d, steps, record_every if (spec.stochastic and record) else 0)
+    impl = spec.factory(prob, params, ws)
 
     builder = TraceBuilder(d, prob.x_true, record_iterates, max_events)
     with np.errstate(over="ignore", invalid="ignore"):

@@ -235,11 +235,11 @@ class SVRGHT(_Stochastic):
 class SVRGSP(_Stochastic):
     """SVRGSP / SVRGSP+: Algorithm 1 with Algorithm 2 as the sub-problem solver.
 
-    ``inner="restricted"`` (default): the inner iterate ``z`` lives on ``T`` -- Algorithm 2
+    ``inner="on_T"`` (our variant): the inner iterate ``z`` lives on ``T`` -- Algorithm 2
     solves the sub-problem, whose feasible set is ``x|_{T^c} = 0``, so each inner step costs
     O(|T|) and SVRGSP+'s ``H_|T|`` keeps everything (it is recorded, but changes nothing).
-    ``inner="full"``: ``z`` moves on all ``d`` coordinates (the literal reading of
-    Algorithm 2), ``H_|T|`` keeps the ``|T|`` largest entries of ``z`` every ``ceil(J/m)``
+    ``inner="paper"``: ``z`` moves on all ``d`` coordinates (the paper's Algorithm 2),
+    ``H_|T|`` keeps the ``|T|`` largest entries of ``z`` every ``ceil(J/m)``
     steps, and ``b`` is zeroed outside ``T`` at the end (Algorithm 1, step 5).
 
     On CSR data the dense part ``-eta * grad F(x~)`` of each inner step is applied lazily
@@ -280,7 +280,7 @@ class SVRGSP(_Stochastic):
         g, snap_dloss = self._full_gradient(x)
         Z, T = merge_support(g, x, s)
         idx = rng.integers(0, self.n, size=J)
-        if p["inner"] == "restricted":
+        if p["inner"] == "on_T":
             X, order = self._work_matrix(T)
             z = x[order]
             # every coordinate of the working space is "in" before the first H_|T|
@@ -314,8 +314,3 @@ class SVRGSPPlus(SVRGSP):
     name = "svrgsp+"
     plus = True
 
-
-METHODS = {cls.name: cls for cls in (FGHT, GraSP, SGHT, SVRGHT, SVRGSP, SVRGSPPlus)}
-"""Registry: method name -> implementation class."""
-
-STOCHASTIC = ("sght", "svrght", "svrgsp", "svrgsp+")

@@ -1,7 +1,8 @@
 """Visualization layer: pure figure builders and ipywidgets dashboards.
 
 * :mod:`rgrasp_viz.viz.figures` -- Trace(s) in, ``plotly.graph_objects.Figure`` out; no
-  widgets, no solver calls; one fixed colour per method (:data:`METHOD_COLORS`).
+  widgets, no solver calls; one fixed colour per method
+  (from the method registry).
 * :mod:`rgrasp_viz.viz.dashboards` -- :func:`explore`, :func:`play`, :func:`compare`:
   widgets, debounced re-solves and ``FigureWidget`` updates.
 

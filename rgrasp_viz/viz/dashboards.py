@@ -34,12 +34,11 @@ from plotly.basedatatypes import Undefined as _UNDEFINED
 
 from ..problems import as_problem, make_regression
 from ..solvers import default_eta, solve
+from ..solvers.registry import get_method, method_names
 from . import figures as F
 
 __all__ = ["Comparison", "Debouncer", "Explorer", "Player", "compare", "explore", "play"]
 
-METHOD_ORDER = ("svrgsp+", "svrgsp", "svrght", "sght", "grasp", "fght")
-EPOCH_METHODS = ("svrght", "svrgsp", "svrgsp+")
 
 
 # -- debounced, stale-dropping execution -------------------------------------------------------
@@ -334,9 +333,7 @@ class Explorer(widgets.VBox):
                  n=500, d=1000, noise=0.01, seed=0, max_iter=None, x="passes",
                  debounce=0.1, reference="grasp", cost=None, max_rows=150):
         super().__init__()
-        method = str(method).lower()
-        if method not in METHOD_ORDER:
-            raise ValueError(f"unknown method {method!r}; choose one of {METHOD_ORDER}")
+        method = get_method(method).name
         if reference not in ("grasp", None):
             raise ValueError("reference must be 'grasp' (a GraSP run gives F*) or None "
                              "(best over the plotted runs)")
@@ -369,7 +366,7 @@ class Explorer(widgets.VBox):
 
         lay = _slider_layout()
         self.method = widgets.Dropdown(
-            options=[(F.method_label(k), k) for k in METHOD_ORDER], value=method,
+            options=[(F.method_label(k), k) for k in method_names()], value=method,
             description="method", style={"description_width": "56px"}, layout=lay)
         smax = min(prob.d, max(4 * int(s), 40))
         self.sliders = {
@@ -484,10 +481,10 @@ class Explorer(widgets.VBox):
 
     # -- observers ----------------------------------------------------------------------------
     def _sync_enabled(self):
-        meth = self.method.value
-        self.sliders["J"].disabled = meth not in EPOCH_METHODS
-        self.sliders["m"].disabled = meth != "svrgsp+"
-        self.sliders["eta"].disabled = meth == "grasp"  # GraSP solves on T exactly: no step
+        spec = get_method(self.method.value)
+        self.sliders["J"].disabled = not spec.epoch
+        self.sliders["m"].disabled = not spec.uses_m
+        self.sliders["eta"].disabled = not spec.has_step  # GraSP solves on T exactly
 
     def _on_method(self, change):
         if self._quiet:
@@ -545,7 +542,7 @@ class Explorer(widgets.VBox):
         s = max(1, min(int(params["s"]), prob.d))
         kw = {"s": s, "eta": float(params["eta"]), "random_state": int(params["seed"]),
               "max_iter": self.max_iter, "warn": False}
-        if method in EPOCH_METHODS:
+        if get_method(method).epoch:
             kw["J"] = int(params["J"])
             kw["m"] = max(1, min(int(params["m"]), int(params["J"])))
         res = solve(prob, method, **kw)

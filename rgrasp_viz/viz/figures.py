@@ -10,8 +10,8 @@ The number of plotly traces a builder emits depends only on the number of runs p
 never on the method or the data (empty traces are kept), so a dashboard can update a
 ``FigureWidget`` in place when a slider changes.
 
-Colours: :data:`METHOD_COLORS` (Okabe-Ito, colour-blind safe) is the single place where a
-method gets its colour.
+Labels and colours: the method registry (:mod:`rgrasp_viz.solvers.registry`) is the single
+place where a method gets its name and colour.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from pathlib import Path
 import numpy as np
 import plotly.graph_objects as go
 
+from ..solvers.registry import method_color, method_label, run_label
+
 __all__ = [
-    "METHOD_COLORS",
-    "METHOD_LABELS",
     "checkpoint_positions",
     "coefficients",
     "convergence",
@@ -48,31 +48,11 @@ __all__ = [
     "support_raster",
     "threshold_share",
     "threshold_timeline",
+    "trace_label",
 ]
 
-# -- one colour per method, in one place -------------------------------------------------------
+# Method labels and colours come from the registry (:mod:`rgrasp_viz.solvers.registry`).
 
-METHOD_COLORS = {
-    "svrgsp+": "#D55E00",  # vermillion -- the paper's fast variant
-    "svrgsp": "#E69F00",  # orange
-    "svrght": "#0072B2",  # blue -- thresholds at every inner step
-    "sght": "#56B4E9",  # sky blue
-    "grasp": "#009E73",  # bluish green -- exact sub-problem
-    "fght": "#CC79A7",  # reddish purple
-}
-"""dict of str to str: the fixed colour of each method (Okabe-Ito palette)."""
-
-METHOD_LABELS = {
-    "fght": "FG-HT",
-    "grasp": "GraSP",
-    "sght": "SG-HT",
-    "svrght": "SVRGHT",
-    "svrgsp": "SVRGSP",
-    "svrgsp+": "SVRGSP+",
-}
-"""dict of str to str: display names as in the paper."""
-
-_OTHER_COLOR = "#7F7F7F"
 _LEGEND = {"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0.0, "x": 0}
 _LEGEND_TOP = {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1}
 
@@ -120,33 +100,10 @@ def _figure(spec):
     return go.Figure(spec)
 
 
-def method_color(method):
-    """The fixed colour of ``method`` (grey for an unknown name).
-
-    Parameters
-    ----------
-    method : str
-
-    Returns
-    -------
-    str
-        A ``#RRGGBB`` colour.
-    """
-    return METHOD_COLORS.get(str(method).lower(), _OTHER_COLOR)
-
-
-def method_label(method):
-    """The paper's name for ``method`` (``"svrgsp+"`` -> ``"SVRGSP+"``).
-
-    Parameters
-    ----------
-    method : str
-
-    Returns
-    -------
-    str
-    """
-    return METHOD_LABELS.get(str(method).lower(), str(method))
+def trace_label(trace):
+    """The label of one run: its method's label, marked ``(on T)`` for our variant of
+    Algorithm 2 (see :func:`rgrasp_viz.solvers.registry.run_label`)."""
+    return run_label(trace.method, trace.meta.get("inner"))
 
 
 # -- inputs ------------------------------------------------------------------------------------
@@ -193,7 +150,7 @@ def run_labels(traces):
     list of str
     """
     traces = _as_traces(traces)
-    base = [method_label(t.method) for t in traces]
+    base = [trace_label(t) for t in traces]
     out = list(base)
     for lab in set(base):
         group = [i for i, b in enumerate(base) if b == lab]
@@ -277,7 +234,7 @@ def estimate_fstar(traces, reference=None):
         ref = _as_trace(reference)
         _check_same_problem([*traces, ref])
         f, i = _best_point(ref)
-        cands.append((f, f"reference run {method_label(ref.method)} "
+        cands.append((f, f"reference run {trace_label(ref)} "
                          f"(s={ref.meta.get('s')}), iteration {i}", True))
     else:
         _check_same_problem(traces)
@@ -609,7 +566,7 @@ def support_raster_spec(trace, max_rows=200, cursor=None):
                        "line": {"color": "black", "width": 1}})
     note = f"; {hidden} more coordinates not shown" if hidden else ""
     return _spec(data, dict(
-        title={"text": f"Support of {method_label(trace.method)} — true support (★) on "
+        title={"text": f"Support of {trace_label(trace)} — true support (★) on "
                        f"top<br><sup>{len(rows)} coordinates{note}</sup>", "x": 0.02},
         height=max(320, min(900, 120 + 7 * len(rows))),
         margin={"l": 60, "r": 20, "t": 70, "b": 90},
@@ -1049,7 +1006,7 @@ def coefficients_spec(trace, t=-1, step=None):
         hoverinfo="skip", meta={"role": "threshold", "method": trace.method, "value": tau}))
     where = f"iteration {t}" if step is None else f"inner step {step} of iteration {t}"
     return _spec(data, dict(
-        title={"text": f"{method_label(trace.method)}: |x| at {where}<br><sup>"
+        title={"text": f"{trace_label(trace)}: |x| at {where}<br><sup>"
                        f"{len(nz)} nonzeros, s={s}, |Z|={len(Z)}</sup>", "x": 0.02},
         height=340, margin={"l": 60, "r": 20, "t": 70, "b": 90},
         xaxis={"title": {"text": "coordinate j"}, "range": [-0.5, d - 0.5]},
@@ -1146,7 +1103,7 @@ def progress_spec(trace, t=-1, step=None):
     where = f"iteration {t}" if step is None else f"iteration {t}, inner step {step}"
     now = f"F = {y[-1]:.4e}" if len(y) and np.isfinite(y[-1]) else "F not recorded here"
     return _spec(data, dict(
-        title={"text": f"{method_label(trace.method)}: objective so far<br><sup>{where}: "
+        title={"text": f"{trace_label(trace)}: objective so far<br><sup>{where}: "
                        f"{now}</sup>", "x": 0.02},
         height=300, margin={"l": 60, "r": 20, "t": 70, "b": 50}, showlegend=False,
         xaxis={"title": {"text": "effective passes"},
@@ -1286,7 +1243,7 @@ def slack_descent_spec(trace, problem, c1=0.5, max_cells=SLACK_MAX_CELLS):
         line={"color": "black", "dash": "dash"}, hoverinfo="skip", meta={"role": "c1"}))
     pct = "n/a" if math.isnan(ok) else f"{100 * ok:.0f}%"
     return _spec(data, dict(
-        title={"text": f"Slack descent condition, {method_label(trace.method)}<br><sup>"
+        title={"text": f"Slack descent condition, {trace_label(trace)}<br><sup>"
                        f"ratio ≤ c1 in {pct} of iterations; b̂ = exact least squares on T"
                        "</sup>", "x": 0.02},
         height=340, margin={"l": 60, "r": 20, "t": 70, "b": 90},

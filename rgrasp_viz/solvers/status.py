@@ -1,0 +1,45 @@
+"""Named run statuses and their messages: one table, read by the driver and the result."""
+
+from __future__ import annotations
+
+import enum
+
+__all__ = ["MESSAGES", "Status"]
+
+
+class Status(enum.IntEnum):
+    """Why a run stopped (``SolveResult.status``; ``success`` is ``status == CONVERGED``)."""
+
+    CONVERGED = 0
+    """The iterates reached a fixed point (``tol``) or the objective stagnated (``ftol``)."""
+    MAX_ITER = 1
+    """``max_iter`` outer iterations were done before a tolerance was met."""
+    DIVERGED = 2
+    """The objective blew up, became non-finite, or ended above ``F(x0)``."""
+    NO_PROGRESS = 3
+    """The run stopped where it started: the objective hardly moved from ``F(x0)``."""
+    MAX_PASSES = 4
+    """The pass budget ``max_passes`` was used up before a tolerance was met."""
+    CALLBACK = 99
+    """The callback raised ``StopIteration``."""
+
+    @property
+    def success(self):
+        """bool: True for :attr:`CONVERGED` only."""
+        return self is Status.CONVERGED
+
+
+MESSAGES = {
+    "fixed_point": "converged: relative change {change:.2e} <= tol",
+    "stagnated": ("converged: objective stagnated (no relative improvement > ftol={ftol:g} "
+                  "in {patience} iterations)"),
+    Status.MAX_ITER: "maximum number of iterations ({max_iter}) reached",
+    Status.MAX_PASSES: "pass budget reached ({passes:.4g} >= max_passes={max_passes:g})",
+    Status.NO_PROGRESS: ("no progress: the objective moved from {F0:.6g} only to {F:.6g} "
+                         "(relative {rel:.1e}); {cause}"),
+    "diverged_at": "diverged at iteration {t}: objective {F:.3g} (started at {F0:.3g}); {cause}",
+    "diverged_rose": ("diverged: the objective rose from {F0:.3g} to {F:.3g} and did not come "
+                      "back down; {cause}"),
+    Status.CALLBACK: "stopped by the callback (StopIteration)",
+}
+"""Message templates, keyed by status (or by the reason, for statuses with several)."""
