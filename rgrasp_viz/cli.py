@@ -72,7 +72,7 @@ def main(argv=None):
         return _reproduce(args)
     setting = int(args.setting) if args.setting.isdigit() else args.setting
     prob = make_regression(setting, random_state=args.seed)
-    s = round(1.2 * np.count_nonzero(prob.x_true))
+    s = prob.default_s
     print(f"{prob}\nsparsity s = {s} (1.2 s*), seed {args.seed}\n")
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     print(format_table(comparison_table(prob, s=s, random_state=args.seed, methods=methods)))

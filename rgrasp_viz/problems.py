@@ -282,6 +282,19 @@ class Problem:
         ref = float(np.linalg.norm(self.x_true))
         return err / ref if ref > 0.0 else err
 
+    @property
+    def s_star(self):
+        """int or None: the number of nonzeros of ``x_true`` (None when unknown)."""
+        return None if self.x_true is None else int(np.count_nonzero(self.x_true))
+
+    @property
+    def default_s(self):
+        """int or None: the paper's sparsity level ``s = 1.2 s*`` (Section 5.2), rounded and
+        clipped to ``[1, d]``; None when ``x_true`` is unknown."""
+        if self.x_true is None:
+            return None
+        return max(1, min(self.d, round(1.2 * self.s_star)))
+
     def col_sq_norms(self):
         """Squared Euclidean norm of every column of `W` (cached, read-only).
 

@@ -113,6 +113,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from .analysis import first_crossing
 from .problems import Problem, make_regression
 from .result import ConvergenceWarning
 from .solvers import default_eta, solve
@@ -409,7 +410,7 @@ def build_problem(experiment, quick=False, seed=0, data_dir=None, download=True,
             prob = make_regression(exp.setting, random_state=seed)
             label = f"setting {exp.setting}: n={prob.n}, d={prob.d}, " \
                     f"s*={np.count_nonzero(prob.x_true)}"
-        s = max(1, round(1.2 * np.count_nonzero(prob.x_true)))
+        s = prob.default_s
         return prob, ProblemInfo(label=label, s=s)
 
     from . import datasets
@@ -534,37 +535,7 @@ def _status(res, budget):
 # -- claims ---------------------------------------------------------------------------------
 
 
-def reach(x, values, level):
-    """Where a curve first gets to ``values <= level``.
-
-    Parameters
-    ----------
-    x : array_like
-        Positions (effective passes or seconds), non-decreasing.
-    values : array_like
-        Positive quantities (objective gap or estimation error) at those positions.
-    level : float
-
-    Returns
-    -------
-    float
-        ``x`` at the first crossing, interpolated linearly in ``x`` and ``log(values)``
-        between the sample before and the first sample at or below ``level``; ``x[0]`` when
-        the first sample is already there; ``inf`` when no sample is.
-    """
-    x = np.asarray(x, dtype=np.float64)
-    v = np.asarray(values, dtype=np.float64)
-    ok = np.isfinite(v) & (v <= level)
-    if not ok.any():
-        return math.inf
-    k = int(np.argmax(ok))
-    if k == 0:
-        return float(x[0])
-    v0, v1 = v[k - 1], v[k]
-    if not (np.isfinite(v0) and v0 > level and v1 > 0 and level > 0):
-        return float(x[k])
-    frac = (math.log(v0) - math.log(level)) / (math.log(v0) - math.log(v1))
-    return float(x[k - 1] + frac * (x[k] - x[k - 1]))
+reach = first_crossing  # the shared definition (rgrasp_viz.analysis)
 
 
 def _fstar(traces):

@@ -166,7 +166,7 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, max_it
     if s is None:
         if prob.x_true is None:
             raise ValueError("s is required when the problem has no x_true")
-        s = max(1, min(d, round(1.2 * np.count_nonzero(prob.x_true))))
+        s = prob.default_s
     s = _check_int("s", s, 1, d)
     inner = normalize_reading(inner)
     J = 2 * n if J is None else _check_int("J", J, 1)

@@ -358,8 +358,7 @@ class Explorer(widgets.VBox):
         prob = self._problem({**params0})[0]
         self.problem = prob
         if s is None:
-            s = (max(1, min(prob.d, round(1.2 * np.count_nonzero(prob.x_true))))
-                 if prob.x_true is not None else max(1, min(prob.d, prob.d // 100 or 1)))
+            s = prob.default_s or max(1, min(prob.d, prob.d // 100 or 1))
         eta_default = default_eta(prob, method, int(s))
         eta0 = float(eta) if eta is not None else eta_default
         J = 2 * prob.n if J is None else int(J)

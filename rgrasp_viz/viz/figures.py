@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import plotly.graph_objects as go
 
+from ..analysis import best_objective
 from ..solvers.registry import method_color, method_label, run_label
 
 __all__ = [
@@ -173,15 +174,6 @@ def _finite_or_nan(a):
 # -- F* ----------------------------------------------------------------------------------------
 
 
-def _best_point(trace):
-    obj = np.asarray(trace.objective, dtype=np.float64)
-    ok = np.isfinite(obj)
-    if not ok.any():
-        return math.inf, -1
-    i = int(np.nanargmin(np.where(ok, obj, np.nan)))
-    return float(obj[i]), i
-
-
 def _check_same_problem(traces):
     shapes = {(t.meta.get("n"), t.meta.get("d")) for t in traces}
     if len(shapes) > 1:
@@ -228,12 +220,12 @@ def estimate_fstar(traces, reference=None):
     labels = run_labels(traces)
     cands = []
     for tr, lab in zip(traces, labels, strict=True):
-        f, i = _best_point(tr)
+        f, i = best_objective(tr)
         cands.append((f, f"{lab}, iteration {i}", False))
     if reference is not None:
         ref = _as_trace(reference)
         _check_same_problem([*traces, ref])
-        f, i = _best_point(ref)
+        f, i = best_objective(ref)
         cands.append((f, f"reference run {trace_label(ref)} "
                          f"(s={ref.meta.get('s')}), iteration {i}", True))
     else:
