@@ -24,10 +24,13 @@ from .problems import Problem, as_problem, make_classification, make_regression 
 from .result import ConvergenceWarning, SolveResult  # noqa: E402
 from .solvers import (  # noqa: E402
     Status,
+    SubProblem,
     default_eta,
     get_method,
     method_names,
+    register_method,
     solve,
+    unregister_method,
 )
 from .trace import Trace  # noqa: E402
 
@@ -52,6 +55,7 @@ __all__ = [
     "Problem",
     "SolveResult",
     "Status",
+    "SubProblem",
     "Trace",
     "__version__",
     "as_problem",
@@ -62,6 +66,8 @@ __all__ = [
     "make_classification",
     "make_regression",
     "method_names",
+    "register_method",
     "solve",
     "top_k",
+    "unregister_method",
 ]

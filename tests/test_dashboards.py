@@ -88,8 +88,8 @@ def test_each_slider_resolves_with_its_value(dash, key, value, meta_key):
     res = dash.result
     assert res.trace.meta[meta_key] == pytest.approx(value)
     changed = {k for k, f in dash.figures.items() if arrays(f) != before[k]}
-    # m only moves SVRGSP+'s inner H_|T| marks (restricted inner iterate: H_|T| keeps all)
-    assert changed == ({"convergence", "timeline"} if key == "m" else set(dash.figures))
+    # every parameter changes the run (m too: in the paper's reading H_|T| cuts z)
+    assert changed == set(dash.figures)
     # the figures show exactly the new run
     gaps = by_role(dash.fig_convergence, "gap")
     np.testing.assert_array_equal(gaps[-1].x, res.trace.passes)
@@ -412,12 +412,12 @@ def test_compare_validates_methods():
 
 
 def test_objective_going_up_is_reported_as_divergence(dash):
-    """A too-large step can stagnate far above the starting objective: that is divergence."""
+    """A too-large step is reported as divergence in the status line."""
     good = dash.result
     dash.sliders["eta"].value = 0.1
     res = dash.last_result
-    assert res.status == 2 and res.trace.objective[-1] > res.trace.objective[0]
-    assert "rose" in dash.status.value and "rgrasp-error" in dash.status.value
+    assert res.status == 2 and max(res.trace.objective) > res.trace.objective[0]
+    assert "diverged" in dash.status.value and "rgrasp-error" in dash.status.value
     assert dash.result is good  # the plots keep the last run that did not diverge
 
 

@@ -65,8 +65,8 @@ def test_one_fixed_distinct_colour_per_method(runs):
 def test_run_labels_tell_equal_methods_apart(prob):
     a = rv.solve(prob, "svrgsp", s=S, J=J, eta=0.01, random_state=0, max_iter=3, warn=False)
     b = rv.solve(prob, "svrgsp", s=S, J=J, eta=0.02, random_state=0, max_iter=3, warn=False)
-    assert F.run_labels([a, b]) == ["SVRGSP (on T) (eta=0.01)", "SVRGSP (on T) (eta=0.02)"]
-    assert F.run_labels([a, a]) == ["SVRGSP (on T) #1", "SVRGSP (on T) #2"]
+    assert F.run_labels([a, b]) == ["SVRGSP (eta=0.01)", "SVRGSP (eta=0.02)"]
+    assert F.run_labels([a, a]) == ["SVRGSP #1", "SVRGSP #2"]
 
 
 # -- F* and convergence ---------------------------------------------------------------------------

@@ -164,7 +164,8 @@ def test_quick_run_settings(quick_run):
         assert tr.passes[-1] >= 30 or tr.meta["status"] == 0, m
         assert tr.passes[-2] < 30, m  # stops at the first iteration past the budget
         factor = R.tuned_factor("fig1-setting1", True, m)[0] if m != "grasp" else 1.0
-        assert tr.meta["eta"] == pytest.approx(factor * rv.default_eta(prob, m, info.s))
+        assert tr.meta["eta"] == pytest.approx(
+            factor * rv.default_eta(prob, m, info.s, inner=tr.meta["inner"]))
 
 
 def test_traces_load_back_equal(quick_run):

@@ -208,7 +208,8 @@ def test_records_one_per_iteration(method):
     assert [r["iteration"] for r in recs] == list(range(res.nit + 1))
 
     passes = np.array([r["passes"] for r in recs])
-    assert passes[0] == 0.0 and np.all(np.diff(passes) > 0)
+    # row 0 sits after the work of attempts the default-step safeguard abandoned (if any)
+    assert passes[0] == tr.meta["safeguard_passes"] and np.all(np.diff(passes) > 0)
     times = np.array([r["time"] for r in recs])
     assert np.all(times >= 0) and np.all(np.diff(times) >= 0)
     nthr = np.array([r["n_thresholds"] for r in recs])
@@ -661,8 +662,9 @@ def test_bounded_blow_up_is_divergence_not_convergence(factor):
     # A step a few times too large makes SVRGSP+ jump far above F(x0) and then sit there:
     # the stagnation rule must not call that converged.
     prob = rv.make_regression(n=200, d=300, s_star=10, random_state=0)
-    eta = factor * rv.default_eta(prob, "svrgsp+", 12)
-    res = rv.solve(prob, method="svrgsp+", s=12, eta=eta, random_state=0, warn=False)
+    eta = factor * rv.default_eta(prob, "svrgsp+", 12, inner="on_T")
+    res = rv.solve(prob, method="svrgsp+", s=12, eta=eta, random_state=0, warn=False,
+                   inner="on_T")
     assert res.trace.objective[-1] > res.trace.objective[0]
     assert res.status == 2 and not res.success
     assert "diverged" in res.message and "rose" in res.message
@@ -699,10 +701,10 @@ def test_patience_is_the_stagnation_window(patience):
     np.testing.assert_array_equal(res.trace.objective, long.trace.objective[: stop + 1])
 
 
-@pytest.mark.parametrize("method, expected", [("svrgsp", 3), ("svrgsp+", 3), ("svrght", 5),
-                                              ("sght", 5), ("fght", 5), ("grasp", 5)])
+@pytest.mark.parametrize("method, expected", [("svrgsp", 4), ("svrgsp+", 4), ("svrght", 5),
+                                              ("sght", 8), ("fght", 5), ("grasp", 5)])
 def test_default_patience_per_method(method, expected):
-    # the documented defaults (solve docstring): 3 for SVRGSP(+), 5 for the others
+    # the registry's defaults
     res = rv.solve(small(), method=method, random_state=0, tol=0, max_iter=3, warn=False)
     assert res.trace.meta["patience"] == expected
 
@@ -737,13 +739,21 @@ def test_grasp_separable_logistic_subproblem_is_reported():
 def test_grasp_rise_message_names_no_step_size():
     # n < d logistic data on which GraSP's exact fit on T does not survive the pruning
     prob = rv.make_classification(n=500, d=1000, s_star=20, random_state=1)
-    res = rv.solve(prob, method="grasp", random_state=0)
+    res = rv.solve(prob, method="grasp", random_state=0, ftol=0, warn=False)
     assert res.status == 2 and "rose" in res.message
     assert "GraSP has no step size" in res.message and "eta=" not in res.message
+    # by default it stops while it still jumps around: stalled, and no eta is blamed
+    early = rv.solve(prob, method="grasp", random_state=0)
+    assert early.status == rv.Status.STALLED and "eta" not in early.message
+    assert "GraSP has no step size" in early.message
 
 
-def test_moderate_step_still_converges():
+@pytest.mark.parametrize("inner, factor", [("on_T", 4), ("paper", 2)])
+def test_moderate_step_does_not_diverge(inner, factor):
     prob = rv.make_regression(n=200, d=300, s_star=10, random_state=0)
-    eta = 4 * rv.default_eta(prob, "svrgsp+", 12)
-    res = rv.solve(prob, method="svrgsp+", s=12, eta=eta, random_state=0, warn=False)
-    assert res.status == 0 and res.fun < 0.01 * res.trace.objective[0]
+    eta = factor * rv.default_eta(prob, "svrgsp+", 12, inner=inner)
+    res = rv.solve(prob, method="svrgsp+", s=12, eta=eta, random_state=0, warn=False,
+                   inner=inner)
+    # a larger step hovers more: the run may end "stalled", but it does reach the noise floor
+    assert res.status in (rv.Status.CONVERGED, rv.Status.STALLED), res.message
+    assert res.fun < 0.01 * res.trace.objective[0] and res.rel_error < 0.05

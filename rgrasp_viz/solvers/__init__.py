@@ -1,9 +1,11 @@
-"""Solvers: one outer loop in Python (:mod:`._driver`) around per-method steps
-(:mod:`.methods`) whose inner epochs run in the Numba kernels; every method is described by
-one entry of the registry (:mod:`.registry`)."""
+"""Solvers: the method registry (:mod:`.registry`, built-in entries in :mod:`.builtins`),
+Algorithm 1 with its step-5 solver as a parameter (:mod:`.rgrasp`, :mod:`.subsolvers`), the
+other methods (:mod:`.methods`), step-size rules (:mod:`.steps`), parameter checking
+(:mod:`.params`) and the driver ``solve`` (:mod:`._driver`)."""
 
-from ._common import default_eta, restricted_row_smoothness, restricted_smoothness
-from ._driver import solve
+from . import builtins as _builtins  # noqa: F401 - registers the built-in methods
+from ._driver import solve, warm_up
+from .params import SolveParams, check_params
 from .registry import (
     READINGS,
     MethodSpec,
@@ -13,8 +15,11 @@ from .registry import (
     method_names,
     run_label,
 )
+from .rgrasp import SubProblem, register_method, unregister_method
 from .status import Status
+from .steps import default_eta, restricted_row_smoothness, restricted_smoothness
 
-__all__ = ["READINGS", "MethodSpec", "Status", "default_eta", "get_method", "method_color",
-           "method_label", "method_names", "restricted_row_smoothness",
-           "restricted_smoothness", "run_label", "solve"]
+__all__ = ["READINGS", "MethodSpec", "SolveParams", "Status", "SubProblem", "check_params",
+           "default_eta", "get_method", "method_color", "method_label", "method_names",
+           "register_method", "restricted_row_smoothness", "restricted_smoothness",
+           "run_label", "solve", "unregister_method", "warm_up"]

@@ -1,158 +1,86 @@
-"""Pieces shared by every method: step-size rules, the gradient / support steps of
-Algorithm 1, gathering the working matrix, and the per-solve workspace of kernel buffers."""
+"""Pieces shared by every method: the base class of a method's step object, the full
+gradient, the support steps of Algorithm 1, one SVRG epoch, gathering the working matrix,
+and the per-solve workspace of kernel buffers."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
 
-from .. import losses
+from .. import _kernels as K
 from .._kernels import copy_columns, top_k
 
-# -- step-size rules -------------------------------------------------------------------------
 
-_ROW_SAMPLE = 512  # rows used to estimate restricted row norms of dense data
+class Method:
+    """Base class of a method's step object: the problem, parameters and workspace of one
+    solve.  Subclasses implement ``step(x, rng) -> StepResult`` (one outer iteration)."""
 
+    #: records ``Z``, ``T`` and ``b`` (an instance of Algorithm 1)
+    uses_support_pursuit = False
+    # effective-pass bookkeeping used to place inner events on the pass axis
+    passes_head = 0.0
+    passes_per_step = 0.0
+    steps_per_iter = 0
 
-def restricted_row_smoothness(problem, k):
-    """Mean over samples of ``max_{|S| <= k} ||w_{i,S}||^2`` times the loss curvature bound.
+    def __init__(self, problem, params, ws):
+        self.problem = problem
+        self.p = params
+        self.ws = ws
+        self.n = problem.n
+        self.d = problem.d
+        self.loss_code = problem.loss_code
+        self.sparse = sp.issparse(problem.W)
+        if self.sparse:
+            self.csr = csr_arrays(problem.W)
 
-    This is the average restricted smoothness of the per-sample losses ``f_i`` over k-sparse
-    directions (for least squares the Hessian of ``f_i`` is ``w_i w_i^T``).  It is the sum of
-    the ``k`` largest squared entries of each row: exact for CSR data, estimated on at most
-    512 evenly spaced rows for dense data.  Cached on the problem.
-    """
-    k = int(min(max(k, 1), problem.d))
-    cache = problem.__dict__.setdefault("_rgrasp_cache", {})
-    key = ("row", k)
-    if key not in cache:
-        W = problem.W
-        if sp.issparse(W):
-            vals = []
-            data, ptr = W.data, W.indptr
-            for i in range(W.shape[0]):
-                row = data[ptr[i] : ptr[i + 1]] ** 2
-                if row.size > k:
-                    row = np.partition(row, row.size - k)[row.size - k :]
-                vals.append(row.sum())
-            est = float(np.mean(vals))
+    @property
+    def data(self):
+        """The design as the epoch kernels take it: a dense array or CSR arrays."""
+        return self.csr if self.sparse else self.problem.W
+
+    def full_gradient(self, x):
+        """``(grad F(x), f'(W x))`` in one fused pass (the margins of an ``s``-sparse ``x``
+        on dense data cost O(n s)); the per-sample derivatives are SVRG's snapshot terms."""
+        g = np.empty(self.d)
+        deriv = np.empty(self.n)
+        if self.sparse:
+            K.full_gradient_csr(*self.csr, self.problem.y, self.loss_code, x, deriv, g)
         else:
-            n = W.shape[0]
-            rows = W[:: max(1, n // _ROW_SAMPLE)][:_ROW_SAMPLE] ** 2
-            if k < problem.d:
-                rows = np.partition(rows, problem.d - k, axis=1)[:, problem.d - k :]
-            est = float(rows.sum(axis=1).mean())
-        cache[key] = est * losses.curvature_bound(problem.loss)
-    return cache[key]
+            sup = np.flatnonzero(x)
+            K.full_gradient_dense(self.problem.W, self.problem.y, self.loss_code, sup, x[sup],
+                                  deriv, g)
+        return g, deriv
+
+    def svrg_epoch(self, X, z, g, snap_dloss, idx, thr_every, s_keep, n_prev):
+        """One SVRG epoch on ``X`` (dense array or CSR arrays), ``z`` updated in place.
+
+        Returns ``(steps, n_events, n_checkpoints, status, snapshots)``; events and
+        checkpoints are left in the workspace buffers.
+        """
+        ws, p = self.ws, self.p
+        snaps = ws.snap_buffer(z.shape[0], p.record_iterates)
+        common = (self.problem.y, self.loss_code, z, g, snap_dloss, idx, p.eta,
+                  thr_every, s_keep, ws.keep_idx, ws.prev_idx, n_prev, ws.cand, ws.mags, ws.vbuf,
+                  ws.ev_step, ws.ev_in, ws.ev_out, p.record, ws.rec_every, ws.rec_loss,
+                  snaps)
+        if isinstance(X, tuple):
+            out = K.svrg_epoch_csr(*X, *common)
+        else:
+            out = K.svrg_epoch_dense(X, *common)
+        steps, n_ev, n_rec, _, status = out
+        return int(steps), int(n_ev), int(n_rec), int(status), snaps
 
 
-def restricted_smoothness(problem, k, n_power=30):
-    """Largest eigenvalue of ``(1/n) W_S^T W_S`` (times the curvature bound), by power iteration.
-
-    ``S`` is the set of the ``k`` columns most correlated with ``y`` (the largest
-    ``|W^T y|``, i.e. the first gradient directions from ``x = 0``): a cheap, deterministic
-    estimate of the restricted smoothness of ``F`` at sparsity ``k``, which (unlike column
-    norms) sees correlated designs such as setting 2.  Cached on the problem.
-    """
-    k = int(min(max(k, 1), problem.d))
-    cache = problem.__dict__.setdefault("_rgrasp_cache", {})
-    key = ("col", k)
-    if key not in cache:
-        W = problem.W
-        S = top_k(np.asarray(W.T @ problem.y).ravel(), k)
-        WS = W[:, S]
-        if sp.issparse(WS):
-            WS = WS.tocsr()
-        v = np.full(len(S), 1.0 / math.sqrt(len(S)))
-        lam = 0.0
-        for _ in range(n_power):
-            u = WS.T @ (WS @ v) / problem.n
-            lam = float(np.linalg.norm(u))
-            if lam == 0.0:
-                break
-            v = u / lam
-        cache[key] = max(lam, 1e-300) * losses.curvature_bound(problem.loss)
-    return cache[key]
-
-
-def _eta_gradient(problem, s, inner, batch_size):
-    return 1.0 / restricted_smoothness(problem, 2 * s)
-
-
-def _eta_sght(problem, s, inner, batch_size):
-    B = batch_size or max(1, round(math.sqrt(problem.n)))
-    L = restricted_row_smoothness(problem, s) / B + restricted_smoothness(problem, 2 * s)
-    return 1.0 / (2.0 * L)
-
-
-def _eta_svrght(problem, s, inner, batch_size):
-    return 2.5 / restricted_row_smoothness(problem, s)
-
-
-def _eta_svrgsp(problem, s, inner, batch_size):
-    if inner == "paper":
-        return 1.0 / restricted_row_smoothness(problem, problem.d)
-    return 1.0 / restricted_row_smoothness(problem, 3 * s)
-
-
-ETA_RULES = {"gradient": _eta_gradient, "sght": _eta_sght, "svrght": _eta_svrght,
-             "svrgsp": _eta_svrgsp}
-"""Step-size rules by name (a method's ``eta_rule`` in the registry)."""
-
-
-def default_eta(problem, method, s, inner="on_T", batch_size=None):
-    """The default step size of ``method`` on ``problem`` (a documented rule, no tuning loop).
-
-    Notation: ``rho(k)`` is the restricted smoothness of ``F`` at sparsity ``k``
-    (:func:`restricted_smoothness`, from the columns most correlated with ``y``) and ``L(k)``
-    the mean restricted smoothness of the per-sample losses (:func:`restricted_row_smoothness`,
-    from the k largest squared entries of each row).  Both include the loss curvature bound
-    (1 for least squares, 1/4 for logistic).  Rules, by the registry's ``eta_rule``:
-
-    * ``"gradient"`` (FG-HT; GraSP, which has no step size, reports it): ``1 / rho(2s)``.
-    * ``"sght"``: ``1 / (2 (L(s) / B + rho(2s)))`` -- the smoothness of a mini-batch of ``B``
-      samples, halved for the gradient noise.
-    * ``"svrght"``: ``2.5 / L(s)``.  SVRGHT's window is narrow: smaller steps stall on a
-      wrong support (an off-support coordinate must cross the threshold in one step to
-      enter), larger ones diverge; no constant factor works on every problem.
-    * ``"svrgsp"``: ``1 / L(d)`` (the mean squared row norm) in the paper's reading, where the
-      inner iterate moves on all ``d`` coordinates; ``1 / L(3s)`` on ``T`` (``|T| <= 3s``).
-
-    The global Lipschitz constant (``max_i ||w_i||^2``) is never used: for sparse iterates it
-    is far too pessimistic.
-
-    Parameters
-    ----------
-    problem : Problem
-    method : str
-        Any registered method name.
-    s : int
-    inner : {"paper", "on_T"}
-    batch_size : int, optional
-        SG-HT mini-batch size (default ``round(sqrt(n))``).
-
-    Returns
-    -------
-    float
-    """
-    from .registry import get_method, normalize_reading
-
-    spec = get_method(method)
-    rule = spec.eta_rule if spec.eta_rule is not None else "gradient"
-    if isinstance(rule, str):
-        rule = ETA_RULES[rule]
-    return float(rule(problem, int(s), normalize_reading(inner), batch_size))
-
+def threshold(v, s):
+    """``(H_s(v), kept indices)`` for a dense vector."""
+    keep = top_k(v, s)
+    out = np.zeros_like(v)
+    out[keep] = v[keep]
+    return out, keep
 
 # -- Algorithm 1, steps 2-4 ---------------------------------------------------------------------
-
-
-def full_gradient(problem, x):
-    """``(grad F(x), W x)`` -- the margins are kept for SVRG's snapshot gradients."""
-    return losses.gradient(problem.W, problem.y, x, problem.loss)
 
 
 def merge_support(g, x, s):

@@ -1,4 +1,6 @@
-"""``solve``: validate once, then run the outer loop in Python around the Numba epochs."""
+"""``solve``: check the parameters once, then run the outer loop in Python around the
+methods' steps (whose inner epochs run in the Numba kernels): timing, recording, callback,
+stopping, divergence, and the safeguard of default step sizes."""
 
 from __future__ import annotations
 
@@ -14,42 +16,48 @@ from .. import losses
 from ..problems import as_problem
 from ..result import SolveResult, warn_max_iter
 from ..trace import TraceBuilder
-from ._common import Workspace, default_eta
-from .registry import get_method, normalize_reading
+from ._common import Workspace
+from .params import check_params
+from .registry import get_method
+from .status import MESSAGES, Status
 
 EXPLODE_FACTOR = 1e6
 """A run whose objective exceeds ``EXPLODE_FACTOR * F(x0)`` is declared diverged."""
 
+NO_PROGRESS_RTOL = 1e-4
+"""A run that stops (fixed point or stagnation) having lowered the objective by at most this
+fraction of ``|F(x0)|`` made no progress (:attr:`Status.NO_PROGRESS`)."""
 
-def _check_int(name, value, lo, hi=None):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    value = int(value)
-    if value < lo or (hi is not None and value > hi):
-        rng = f"[{lo}, {hi}]" if hi is not None else f">= {lo}"
-        raise ValueError(f"{name} must be in {rng}, got {value}")
-    return value
+HOVER_RTOL = 0.01
+"""Stagnation counts as convergence only when the run has also settled: over the last
+``patience`` iterations the support did not change and the objective moved by at most this
+fraction of the best objective.  A stochastic or inexact method still swapping coordinates,
+or whose objective keeps jumping by more, is still searching, so it goes on."""
 
+STALL_FACTOR = 3
+"""A run whose best objective has not improved for ``STALL_FACTOR * patience`` iterations
+while it is not steady stops as :attr:`Status.STALLED` (not converged)."""
 
-def _check_positive_float(name, value):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    value = float(value)
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be positive and finite, got {value}")
-    return value
+SAFEGUARD_HALVINGS = 8
+"""A default step size (not one the user gave) is halved and the run restarted at most this
+many times when it diverges or raises the objective in its first iterations."""
 
-
-def _seed_repr(random_state):
-    if random_state is None or isinstance(random_state, numbers.Integral):
-        return None if random_state is None else int(random_state)
-    return type(random_state).__name__
+SAFEGUARD_EARLY = 3
+"""The safeguard's early check: the objective above ``F(x0)`` after any of the first this many
+iterations restarts a run that uses the default step."""
 
 
-def _warmup(method, sparse, inner):
+def warm_up(method, sparse, inner="paper"):
     """Compile (or load from Numba's on-disk cache) the kernels ``method`` needs, on a tiny
-    problem, so that compilation never counts as solver time."""
-    key = (method, sparse, inner)
+    problem, so that compilation never counts as solver time.
+
+    Registered Python sub-solvers are not called: their runs warm up the kernels of
+    Algorithm 1's other steps (gradient, thresholding) through FG-HT.
+    """
+    spec = get_method(method)
+    if not spec.builtin:
+        spec = get_method("fght")
+    key = (spec.name, bool(sparse), inner if spec.readings else None)
     if key in _WARM:
         return
     from ..problems import Problem
@@ -61,73 +69,122 @@ def _warmup(method, sparse, inner):
 
         W = sp.csr_matrix(W)
     prob = Problem(W, rng.standard_normal(8))
-    params = _params(prob, method, 2, 0.01, 8, 2, inner, 2, 4, True, True)
+    params = check_params(prob, spec.name, s=2, eta=0.01, J=8, m=2, inner=inner,
+                          batch_size=2, record_every=4, record_iterates=True)
     ws = Workspace(prob.d, 8, 4)
-    get_method(method).factory(prob, params, ws).step(np.zeros(prob.d),
-                                                      np.random.default_rng(0))
+    spec.factory(prob, params, ws).step(np.zeros(prob.d), np.random.default_rng(0))
     _WARM.add(key)
 
 
 _WARM: set = set()
 
 
-def _params(problem, method, s, eta, J, m, inner, batch_size, record_every, record,
-            record_iterates):
-    return {"method": method, "s": s, "eta": eta, "J": J, "m": m, "inner": inner,
-            "batch_size": batch_size, "record_every": record_every, "record": bool(record),
-            "record_iterates": bool(record_iterates), "sub_maxiter": 500}
+def _seed_repr(random_state):
+    if random_state is None or isinstance(random_state, numbers.Integral):
+        return None if random_state is None else int(random_state)
+    return type(random_state).__name__
 
 
-def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, max_iter=None,
-          tol=1e-7, ftol=1e-6, patience=None, x0=None, random_state=None, callback=None,
-          inner="on_T", batch_size=None, record_every=None, record_iterates=False,
-          record=True, max_events=1_000_000, loss=None, x_true=None, warn=True):
-    """Solve ``min F(x) s.t. ||x||_0 <= s`` with one of the paper's six methods.
+def _start(prob, x0, s):
+    if x0 is None:
+        return np.zeros(prob.d)
+    x0 = np.asarray(x0)
+    if x0.dtype.kind not in "biuf":
+        raise TypeError(f"x0 must be a real numeric array, got dtype {x0.dtype}")
+    x0 = x0.astype(np.float64)
+    if x0.shape != (prob.d,):
+        raise ValueError(f"x0 must have shape ({prob.d},), got {x0.shape}")
+    if not np.all(np.isfinite(x0)):
+        raise ValueError("x0 contains NaN or inf")
+    return K.hard_threshold(x0, s)
+
+
+def _generator_factory(random_state):
+    """A function returning the run's generator, replaying the same index sequence at every
+    call (a restarted attempt draws what the first one drew): for a seed, a fresh generator
+    from the same seed; a given ``Generator`` is rewound to its state at the start."""
+    if isinstance(random_state, np.random.Generator):
+        state = random_state.bit_generator.state
+
+        def rewind():
+            random_state.bit_generator.state = state
+            return random_state
+
+        return rewind
+    try:
+        np.random.default_rng(random_state)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"random_state must be None, a non-negative int or a "
+                        f"numpy.random.Generator, got {random_state!r}") from exc
+    seed = (np.random.SeedSequence() if random_state is None
+            else np.random.SeedSequence(random_state))
+    return lambda: np.random.default_rng(seed)
+
+
+def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, inner="paper",
+          max_iter=None, max_passes=None, tol=1e-7, ftol=1e-6, patience=None, x0=None,
+          random_state=None, callback=None, batch_size=None, record_every=None,
+          record_iterates=False, record=True, max_events=1_000_000, loss=None, x_true=None,
+          warn=True):
+    """Solve ``min F(x) s.t. ||x||_0 <= s`` with a registered method.
 
     Parameters
     ----------
     problem : Problem or tuple (W, y)
         The data.  Raw arrays are wrapped with :class:`~rgrasp_viz.Problem` (``loss``,
         ``x_true`` apply then).
-    method : {"svrgsp+", "svrgsp", "svrght", "sght", "grasp", "fght"}
-        Algorithm (dashes and case are ignored: ``"FG-HT"`` works).
+    method : str, default "svrgsp+"
+        A registered method (:func:`rgrasp_viz.method_names`): the paper's six ``"svrgsp+"``,
+        ``"svrgsp"``, ``"svrght"``, ``"sght"``, ``"grasp"``, ``"fght"``, plus ``"htp"`` and any
+        method added with :func:`rgrasp_viz.register_method`.  Case and dashes are ignored
+        (``"FG-HT"`` works).
     s : int, optional
-        Sparsity level, ``1 <= s <= d``.  Default: ``round(1.2 * s*)`` when the problem
-        knows its true solution (the paper's choice), otherwise required.
+        Sparsity level, ``1 <= s <= d``.  Default: the paper's ``s = 1.2 s*``
+        (:attr:`Problem.default_s`) when the problem knows its true solution, else required.
     eta : float, optional
-        Step size.  Default: the rule of :func:`~rgrasp_viz.default_eta` (restricted
-        smoothness from row/column norms, never the global Lipschitz constant).
+        Step size.  Default: the method's rule (:func:`~rgrasp_viz.default_eta`), guarded:
+        a default step that diverges or raises the objective in the first iterations is
+        halved and the run restarted (at most ``SAFEGUARD_HALVINGS`` times; recorded in
+        ``trace.meta["eta_halvings"]``, the abandoned work counted in passes and time).
+        A step you give is used as is.
     J : int, optional
-        Inner steps per epoch for SVRGHT/SVRGSP/SVRGSP+ (default ``2n``).
+        Inner steps per epoch of SVRG-type methods (default ``2n``).
     m : int, optional
         SVRGSP+: ``H_|T|`` is applied every ``ceil(J/m)`` inner steps, i.e.
         ``floor(J / ceil(J/m))`` times per epoch (``m`` times when ``m`` divides ``J``);
         ``1 <= m <= J``.  Default ``min(6, J)`` (the paper's ``m = 6``).
+    inner : {"paper", "on_T"}, default "paper"
+        SVRGSP(+) only: where Algorithm 2's iterate lives.  ``"paper"``: on all ``d``
+        coordinates, as the paper writes Algorithm 2 (``H_|T|`` then matters, so ``m`` does).
+        ``"on_T"``: our variant, on the merged support ``T`` only (cheaper inner steps;
+        ``H_|T|`` keeps everything, so ``m`` changes nothing); labelled "(on T)" everywhere.
+        ``"full"`` and ``"restricted"`` are accepted as older names of the two.
     max_iter : int, optional
         Maximum outer iterations (one full-gradient iteration, one SVRG epoch, or one pass of
-        SG-HT).  Default 300 for FG-HT, 50 otherwise.
+        SG-HT).  Default: the method's (300 for FG-HT, 50 otherwise).
+    max_passes : float, optional
+        Pass budget: stop once this many effective passes are done (the iteration that
+        crosses it completes).  Default: no budget.
     tol : float, default 1e-7
         Converged when ``||x^t - x^{t-1}|| <= tol * max(||x^t||, ||x^{t-1}||)`` (a fixed
-        point: FG-HT, GraSP and SVRGHT get there).
+        point: FG-HT, GraSP, HTP and SVRGHT get there).
     ftol : float, default 1e-6
         Also stop when the best objective has not improved by more than ``ftol`` (relative)
-        for ``patience`` iterations.  SVRGSP(+) and SG-HT need this: their inexact,
-        stochastic steps keep swapping the smallest kept coordinates, so their iterates hover
-        in a small neighbourhood instead of reaching a fixed point.  ``ftol=0`` disables it.
+        for ``patience`` iterations: inexact, stochastic steps keep swapping the smallest
+        kept coordinates, so their iterates hover instead of reaching a fixed point.
+        ``ftol=0`` disables it.
     patience : int, optional
         Iterations without an ``ftol`` improvement before the run counts as stagnated
-        (``>= 1``).  Default 3 for SVRGSP(+), 5 otherwise (see ``DEFAULT_PATIENCE``).
+        (``>= 1``).  Default: the method's registry entry.
     x0 : array_like, optional
         Starting point (default 0); ``H_s`` is applied to it.
     random_state : None, int or numpy.random.Generator
         Seeds the index sequence.  Protocol: one ``rng.integers(0, n, size=k)`` call per
         outer iteration (``k = J``, or ``n_steps * batch_size`` for SG-HT), in order.
     callback : callable, optional
-        ``callback(intermediate_result)`` after every outer iteration with an
-        ``OptimizeResult`` (x, fun, nit, passes, time, rel_error, support_size,
-        n_thresholds); raise ``StopIteration`` to halt.
-    inner : {"restricted", "full"}
-        SVRGSP(+) only: where Algorithm 2's iterate lives (see :class:`~.methods.SVRGSP`).
+        ``callback(intermediate_result)`` after every outer iteration with a
+        :class:`~rgrasp_viz.SolveResult` (x, fun, nit, passes, time, rel_error,
+        support_size, n_thresholds, attempt); raise ``StopIteration`` to halt.
     batch_size : int, optional
         SG-HT mini-batch size (default ``max(1, round(sqrt(n)))``: single samples stall).
     record_every : int, optional
@@ -151,162 +208,208 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, max_it
     Returns
     -------
     SolveResult
-        ``x, fun, nit, success, status, message, trace, passes, time, rel_error``.
-        ``status``: 0 converged (``tol`` or ``ftol`` rule), 1 ``max_iter`` reached, 2 diverged
-        (the objective became non-finite, exceeded ``EXPLODE_FACTOR * F(x0)``, or the run
-        ended above ``F(x0)``; or GraSP met a logistic sub-problem on ``T`` with no finite
-        minimiser, the samples being separable there; ``x`` is then the last iterate before
-        the failing step, or the last one; the message names the likely cause), 99 stopped
-        by the callback.
+        ``x, fun, nit, success, status, message, trace, passes, time, rel_error``;
+        ``status`` is a :class:`~rgrasp_viz.Status`: ``CONVERGED`` (the ``tol`` or ``ftol``
+        rule), ``MAX_ITER``, ``MAX_PASSES``, ``DIVERGED`` (the objective became non-finite,
+        exceeded ``EXPLODE_FACTOR * F(x0)``, or ended above ``F(x0)``; or an exact sub-problem
+        was ill-posed; ``x`` is then the last iterate before the failing step, and the
+        message names the likely cause), ``NO_PROGRESS`` (stopped where it started: the step
+        size may be too small), ``CALLBACK``.  ``success`` is True for ``CONVERGED`` only.
     """
     prob = as_problem(problem, loss=loss, x_true=x_true)
-    spec = get_method(method)
-    method = spec.name
-    n, d = prob.n, prob.d
-    if s is None:
-        if prob.x_true is None:
-            raise ValueError("s is required when the problem has no x_true")
-        s = prob.default_s
-    s = _check_int("s", s, 1, d)
-    inner = normalize_reading(inner)
-    J = 2 * n if J is None else _check_int("J", J, 1)
-    m = min(6, J) if m is None else _check_int("m", m, 1)
-    if m > J:
-        raise ValueError(f"m must be <= J (got m={m}, J={J})")
-    batch_size = (max(1, round(math.sqrt(n))) if batch_size is None
-                  else _check_int("batch_size", batch_size, 1, n))
-    eta_rule = "user"
-    if eta is None:
-        eta = default_eta(prob, method, s, inner, batch_size)
-        eta_rule = "default"
-    eta = _check_positive_float("eta", eta)
-    max_iter = spec.max_iter if max_iter is None else _check_int("max_iter", max_iter, 1)
-    for name, v in (("tol", tol), ("ftol", ftol)):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or not v >= 0:
-            raise ValueError(f"{name} must be a non-negative number, got {v!r}")
-    steps = {"sght": max(1, n // batch_size), "svrght": J, "svrgsp": J, "svrgsp+": J}.get(method, 0)
-    record_every = (max(1, steps // 20) if record_every is None
-                    else _check_int("record_every", record_every, 1))
-    max_events = _check_int("max_events", max_events, 0)
-    patience = (spec.patience if patience is None
-                else _check_int("patience", patience, 1))
+    params = check_params(prob, method, s=s, eta=eta, J=J, m=m, inner=inner,
+                          max_iter=max_iter, max_passes=max_passes, tol=tol, ftol=ftol,
+                          patience=patience, batch_size=batch_size,
+                          record_every=record_every, record=record,
+                          record_iterates=record_iterates, max_events=max_events)
     if callback is not None and not callable(callback):
         raise TypeError("callback must be callable")
-    if x0 is None:
-        x = np.zeros(d)
-    else:
-        x0 = np.asarray(x0)
-        if x0.dtype.kind not in "biuf":
-            raise TypeError(f"x0 must be a real numeric array, got dtype {x0.dtype}")
-        x0 = x0.astype(np.float64)
-        if x0.shape != (d,):
-            raise ValueError(f"x0 must have shape ({d},), got {x0.shape}")
-        if not np.all(np.isfinite(x0)):
-            raise ValueError("x0 contains NaN or inf")
-        x = K.hard_threshold(x0, s)
-    try:
-        rng = np.random.default_rng(random_state)
-    except (TypeError, ValueError) as exc:
-        raise type(exc)(f"random_state must be None, a non-negative int or a "
-                        f"numpy.random.Generator, got {random_state!r}") from exc
+    x_start = _start(prob, x0, params.s)
+    new_rng = _generator_factory(random_state)
+    spec = params.spec
+    warm_up(spec.name, prob.is_sparse, params.inner)
 
-    params = _params(prob, method, s, eta, J, m, inner, batch_size, record_every, record,
-                     record_iterates)
-    _warmup(method, prob.is_sparse, inner)
-    # record=False switches off inner recording entirely (events and checkpoints)
-    ws = Workspace(d, steps, record_every if (spec.stochastic and record) else 0)
-    impl = spec.factory(prob, params, ws)
-
-    builder = TraceBuilder(d, prob.x_true, record_iterates, max_events)
-    with np.errstate(over="ignore", invalid="ignore"):
-        F0 = _objective(prob, x)
-    builder.add_iteration(iteration=0, passes=0.0, time=0.0, objective=F0,
-                          rel_error=prob.rel_error(x), x=x, n_thresholds=0)
-    passes = solver_time = 0.0
-    n_thr = 0
-    fun = F0
-    status, message = 1, f"maximum number of iterations ({max_iter}) reached"
-    nit = 0
-    best, since_best = F0, 0
-    for t in range(1, max_iter + 1):
-        t0 = time.perf_counter()
-        out = impl.step(x, rng)
-        solver_time += time.perf_counter() - t0
-        # -- bookkeeping (not timed) --------------------------------------------------------
-        passes += out.passes
-        n_thr += out.n_thresholds
-        with np.errstate(over="ignore", invalid="ignore"):
-            F = _objective(prob, out.x) if np.all(np.isfinite(out.x)) else math.inf
-        _record(builder, impl, prob, t, out, ws)
-        builder.add_iteration(
-            iteration=t, passes=passes, time=solver_time, objective=F,
-            rel_error=prob.rel_error(out.x), x=out.x, n_thresholds=n_thr,
-            inner_entered=int(ws.ev_in[: out.n_events].sum()) if record else 0,
-            inner_left=int(ws.ev_out[: out.n_events].sum()) if record else 0,
-            inner_steps=out.inner_steps, Z=out.Z, T=out.T, b_T=out.b_T)
-        nit = t
-        if out.status != 0 or not math.isfinite(F) or F > EXPLODE_FACTOR * max(F0, 1e-300):
-            status = 2
-            message = (f"diverged at iteration {t}: objective {F:.3g} (started at {F0:.3g}); "
-                       + (out.message or _cause(method, eta)))
-            break
-        step_norm = float(np.linalg.norm(out.x - x))
-        scale = max(float(np.linalg.norm(out.x)), float(np.linalg.norm(x)))
-        x, fun = out.x, F
-        if callback is not None:
-            info = SolveResult(x=x.copy(), fun=F, nit=t, passes=passes, time=solver_time,
-                               rel_error=prob.rel_error(x), support_size=int(np.count_nonzero(x)),
-                               n_thresholds=n_thr, method=method)
-            try:
-                callback(info)
-            except StopIteration:
-                status, message = 99, "stopped by the callback (StopIteration)"
-                break
-        if step_norm <= tol * scale:
-            status = 0
-            message = f"converged: relative change {step_norm / max(scale, 1e-300):.2e} <= tol"
-            break
-        if F < best * (1.0 - ftol):
-            best, since_best = F, 0
-        else:
-            since_best += 1
-            if ftol > 0 and since_best >= patience:
-                status = 0
-                message = (f"converged: objective stagnated (no relative improvement > "
-                           f"ftol={ftol:g} in {patience} iterations)")
-                break
-    if status in (0, 1) and fun > F0:
-        # A too-large step can settle into a bounded oscillation far above F(x0), which the
-        # stagnation rule alone would call converged; ending above the start is divergence.
-        status = 2
-        message = (f"diverged: the objective rose from {F0:.3g} to {fun:.3g} and did not come "
-                   f"back down; {_cause(method, eta)}")
-    if status == 1 and warn:
-        warn_max_iter(method, max_iter)
+    eta0, halvings = params.eta, 0
+    spent_passes = spent_time = 0.0
+    while True:
+        run = _Run(prob, params, x_start, new_rng(), callback, spent_passes, spent_time,
+                   attempt=halvings)
+        run.execute()
+        guarded = params.eta_rule == "default" and spec.has_step
+        if guarded and run.status == Status.DIVERGED and halvings < SAFEGUARD_HALVINGS:
+            halvings += 1
+            spent_passes, spent_time = run.passes, run.time
+            params = params.replace(eta=params.eta / 2)
+            continue
+        break
+    if run.status == Status.MAX_ITER and warn:
+        warn_max_iter(spec.name, params.max_iter)
     meta = {
-        "method": method, "loss": prob.loss, "n": n, "sparse": bool(prob.is_sparse),
-        "problem": getattr(prob, "name", None), "s": s, "eta": eta, "eta_rule": eta_rule,
-        "J": J, "m": m, "inner": inner, "batch_size": batch_size, "record_every": record_every,
-        "max_iter": max_iter, "tol": float(tol), "ftol": float(ftol), "patience": patience,
+        "method": spec.name, "loss": prob.loss, "n": prob.n, "sparse": bool(prob.is_sparse),
+        "problem": getattr(prob, "name", None), "s": params.s, "eta": params.eta,
+        "eta_rule": params.eta_rule, "eta_initial": eta0, "eta_halvings": halvings,
+        "safeguard_passes": spent_passes,
+        "J": params.J, "m": params.m, "inner": params.inner, "batch_size": params.batch_size,
+        "record_every": params.record_every, "max_iter": params.max_iter,
+        "max_passes": None if math.isinf(params.max_passes) else params.max_passes,
+        "tol": params.tol, "ftol": params.ftol, "patience": params.patience,
         "random_state": _seed_repr(random_state),
-        "record_iterates": bool(record_iterates), "record": bool(record),
-        "passes_head": impl.passes_head, "passes_per_step": impl.passes_per_step,
-        "steps_per_iter": impl.steps_per_iter, "status": status, "message": message,
-        "success": status == 0, "versions": _versions(),
+        "record_iterates": params.record_iterates, "record": params.record,
+        "passes_head": run.impl.passes_head, "passes_per_step": run.impl.passes_per_step,
+        "steps_per_iter": run.impl.steps_per_iter, "status": int(run.status),
+        "status_name": run.status.name, "message": run.message,
+        "success": run.status.success, "versions": _versions(),
     }
-    trace = builder.finish(meta)
-    return SolveResult(x=x, fun=fun, nit=nit, success=status == 0, status=status,
-                       message=message, trace=trace, passes=passes, time=solver_time,
-                       rel_error=prob.rel_error(x), method=method)
+    trace = run.builder.finish(meta)
+    return SolveResult(x=run.x, fun=run.fun, nit=run.nit, success=run.status.success,
+                       status=run.status, message=run.message, trace=trace,
+                       passes=run.passes, time=run.time, rel_error=prob.rel_error(run.x),
+                       method=spec.name)
 
 
-def _cause(method, eta):
+class _Run:
+    """One attempt of a solve: the outer loop, its recording and its stopping rules."""
+
+    def __init__(self, prob, params, x, rng, callback, passes, solver_time, attempt):
+        self.prob, self.p, self.rng, self.callback = prob, params, rng, callback
+        self.attempt = attempt
+        spec = params.spec
+        steps = params.J if spec.epoch else (max(1, prob.n // params.batch_size)
+                                             if spec.uses_batch else 0)
+        # record=False switches off inner recording entirely (events and checkpoints)
+        self.ws = Workspace(prob.d, steps,
+                            params.record_every if (spec.stochastic and params.record) else 0)
+        self.impl = spec.factory(prob, params, self.ws)
+        self.builder = TraceBuilder(prob.d, prob.x_true, params.record_iterates,
+                                    params.max_events)
+        self.x, self.passes, self.time = x, passes, solver_time
+        with np.errstate(over="ignore", invalid="ignore"):
+            self.F0 = _objective(prob, x)
+        self.fun = self.F0
+        self.nit = 0
+        self.n_thr = 0
+        self.builder.add_iteration(iteration=0, passes=passes, time=solver_time,
+                                   objective=self.F0, rel_error=prob.rel_error(x), x=x,
+                                   n_thresholds=0)
+        self.status = Status.MAX_ITER
+        self.message = MESSAGES[Status.MAX_ITER].format(max_iter=params.max_iter)
+
+    def _stop(self, status, message):
+        self.status, self.message = status, message
+
+    def execute(self):
+        p, prob, impl, ws = self.p, self.prob, self.impl, self.ws
+        guarded = p.eta_rule == "default" and p.spec.has_step
+        best, since_best = self.F0, 0
+        x = self.x
+        for t in range(1, p.max_iter + 1):
+            t0 = time.perf_counter()
+            out = impl.step(x, self.rng)
+            self.time += time.perf_counter() - t0
+            # -- bookkeeping (not timed) ----------------------------------------------------
+            self.passes += out.passes
+            self.n_thr += out.n_thresholds
+            with np.errstate(over="ignore", invalid="ignore"):
+                F = _objective(prob, out.x) if np.all(np.isfinite(out.x)) else math.inf
+            _record(self.builder, impl, prob, t, out, ws)
+            self.builder.add_iteration(
+                iteration=t, passes=self.passes, time=self.time, objective=F,
+                rel_error=prob.rel_error(out.x), x=out.x, n_thresholds=self.n_thr,
+                inner_entered=int(ws.ev_in[: out.n_events].sum()) if p.record else 0,
+                inner_left=int(ws.ev_out[: out.n_events].sum()) if p.record else 0,
+                inner_steps=out.inner_steps, Z=out.Z, T=out.T, b_T=out.b_T)
+            self.nit = t
+            if out.status != 0 or not math.isfinite(F) or F > EXPLODE_FACTOR * max(self.F0,
+                                                                                   1e-300):
+                self._stop(Status.DIVERGED, MESSAGES["diverged_at"].format(
+                    t=t, F=F, F0=self.F0, cause=out.message or _cause(p)))
+                break
+            if guarded and t <= SAFEGUARD_EARLY and F > self.F0:
+                self._stop(Status.DIVERGED, MESSAGES["diverged_rose"].format(
+                    F0=self.F0, F=F, cause=_cause(p)))
+                break
+            step_norm = float(np.linalg.norm(out.x - x))
+            scale = max(float(np.linalg.norm(out.x)), float(np.linalg.norm(x)))
+            x, self.x, self.fun = out.x, out.x, F
+            if self.callback is not None and self._call_back(t, x, F):
+                break
+            if step_norm <= p.tol * scale:
+                self._stop(Status.CONVERGED, MESSAGES["fixed_point"].format(
+                    change=step_norm / max(scale, 1e-300)))
+                break
+            if F < best * (1.0 - p.ftol):
+                best, since_best = F, 0
+            else:
+                since_best += 1
+                if p.ftol > 0 and since_best >= p.patience and self._stagnated(best,
+                                                                                since_best):
+                    break
+            if self.passes >= p.max_passes:
+                self._stop(Status.MAX_PASSES, MESSAGES[Status.MAX_PASSES].format(
+                    passes=self.passes, max_passes=p.max_passes))
+                break
+        self._final_checks()
+
+    def _stagnated(self, best, since_best):
+        """No ``ftol`` improvement for ``patience`` iterations: converged if the objective is
+        also steady, stalled if it has moved for ``STALL_FACTOR * patience`` iterations."""
+        p = self.p
+        rows = self.builder.rows
+        window = np.asarray(rows["objective"][-(p.patience + 1):])
+        spread = float(window.max() - window.min()) / max(abs(best), 1e-12 * abs(self.F0),
+                                                          1e-300)
+        settled = not any(rows["n_entered"][-p.patience:])
+        if spread <= HOVER_RTOL and settled:
+            self._stop(Status.CONVERGED, MESSAGES["stagnated"].format(
+                ftol=p.ftol, patience=p.patience))
+            return True
+        if since_best >= STALL_FACTOR * p.patience:
+            advice = ("a smaller step size may settle it" if p.spec.has_step else
+                      f"{p.spec.label} has no step size; its exact fits keep moving")
+            self._stop(Status.STALLED, MESSAGES[Status.STALLED].format(
+                k=since_best, ftol=p.ftol, spread=spread, advice=advice))
+            return True
+        return False
+
+    def _call_back(self, t, x, F):
+        info = SolveResult(x=x.copy(), fun=F, nit=t, passes=self.passes, time=self.time,
+                           rel_error=self.prob.rel_error(x),
+                           support_size=int(np.count_nonzero(x)), n_thresholds=self.n_thr,
+                           method=self.p.method, attempt=self.attempt)
+        try:
+            self.callback(info)
+        except StopIteration:
+            self._stop(Status.CALLBACK, MESSAGES[Status.CALLBACK])
+            return True
+        return False
+
+    def _final_checks(self):
+        if self.status == Status.DIVERGED:
+            return
+        if self.fun > self.F0:
+            # A too-large step can settle into a bounded oscillation far above F(x0), which
+            # the stagnation rule alone would call converged; ending above the start is
+            # divergence, whatever stopped the run (tolerance, max_iter, budget, callback).
+            self._stop(Status.DIVERGED, MESSAGES["diverged_rose"].format(
+                F0=self.F0, F=self.fun, cause=_cause(self.p)))
+            return
+        if self.status == Status.CONVERGED:
+            rel = (self.F0 - self.fun) / max(abs(self.F0), 1e-300)
+            if rel <= NO_PROGRESS_RTOL:
+                cause = ("x0 is already a fixed point of the method" if self.nit <= 1 else
+                         "the step size may be too small" if self.p.spec.has_step else
+                         "x0 may already be a solution")
+                self._stop(Status.NO_PROGRESS, MESSAGES[Status.NO_PROGRESS].format(
+                    F0=self.F0, F=self.fun, rel=rel, cause=cause))
+
+
+def _cause(params):
     """The likely cause of a divergence, for the message."""
-    if method == "grasp":  # no step size: the exact sub-problem is to blame
+    if not params.spec.has_step:  # GraSP: the exact sub-problem is to blame
         return ("GraSP has no step size: its exact fit on T (up to 3s coordinates) does not "
                 "survive the pruning to s entries on this problem (the restricted "
                 "strong convexity / smoothness its analysis assumes fails here)")
-    return f"the step size eta={eta:.3g} is too large"
+    return f"the step size eta={params.eta:.3g} is too large"
 
 
 def _objective(prob, x):
@@ -316,7 +419,7 @@ def _objective(prob, x):
 
 def _record(builder, impl, prob, t, out, ws):
     """Copy one iteration's inner events and checkpoints from the workspace into the trace."""
-    if impl.p["record"] and out.n_events:
+    if impl.p.record and out.n_events:
         k = out.n_events
         builder.add_events(t, ws.ev_step[:k], ws.ev_in[:k], ws.ev_out[:k], kind=0)
     if out.outer_event is not None:

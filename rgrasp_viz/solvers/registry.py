@@ -5,7 +5,8 @@ rule, ``max_iter``, stagnation patience, which parameters it uses) live here and
 else: the solver driver, :func:`~rgrasp_viz.default_eta`, the figures (labels, colours), the
 dashboards (method picker), ``reproduce``, the command line and the tests all read this
 table.  A new built-in method is one implementation plus one entry below; a learner's own
-sub-problem solver joins the table through :func:`rgrasp_viz.register_method`.
+sub-problem solver joins the table through :func:`rgrasp_viz.register_method`.  The
+built-in entries are in :mod:`.builtins`.
 
 Algorithm 2's iterate can live in two places ("readings", :data:`READINGS`): on all ``d``
 coordinates, as the paper writes it (the default), or on the merged support ``T`` only, a
@@ -245,39 +246,3 @@ def run_label(method, inner=None):
     except (TypeError, ValueError):
         return label
     return label + reading.suffix if spec.readings else label
-
-
-# -- the built-in methods ------------------------------------------------------------------------
-# One entry per method.  Colours: Okabe-Ito (colour-blind safe); the paper's two methods in
-# warm colours, the baselines in cool ones.
-
-def _builtins():
-    from . import methods as M
-
-    both = tuple(READINGS)
-    return (
-        MethodSpec("fght", "FG-HT", "#CC79A7", M.FGHT, eta_rule="gradient",
-                   aliases=("fg-ht", "iht"), max_iter=300,
-                   description="full gradient step, then H_s (deterministic)"),
-        MethodSpec("grasp", "GraSP", "#009E73", M.GraSP, eta_rule=None,
-                   framework=True,
-                   description="Algorithm 1 with the sub-problem on T solved exactly"),
-        MethodSpec("sght", "SG-HT", "#56B4E9", M.SGHT, eta_rule="sght",
-                   aliases=("sg-ht",), stochastic=True, uses_batch=True,
-                   description="mini-batch stochastic gradient step, then H_s"),
-        MethodSpec("svrght", "SVRGHT", "#0072B2", M.SVRGHT, eta_rule="svrght",
-                   aliases=("svrg-ht",), stochastic=True, epoch=True,
-                   description="SVRG epochs, H_s after every inner step"),
-        MethodSpec("svrgsp", "SVRGSP", "#E69F00", M.SVRGSP, eta_rule="svrgsp",
-                   patience=3, stochastic=True, epoch=True, readings=both, framework=True,
-                   description="Algorithm 1 with Algorithm 2 (no thresholding inside an epoch)"),
-        MethodSpec("svrgsp+", "SVRGSP+", "#D55E00", M.SVRGSPPlus, eta_rule="svrgsp",
-                   aliases=("svrgsp_plus", "svrgspplus", "svrgsp-plus"), patience=3,
-                   stochastic=True, epoch=True, uses_m=True, readings=both, framework=True,
-                   description="Algorithm 1 with Algorithm 2 and m H_|T| cuts per epoch"),
-    )
-
-
-for _spec in _builtins():
-    add(_spec)
-del _spec

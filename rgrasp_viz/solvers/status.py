@@ -20,6 +20,8 @@ class Status(enum.IntEnum):
     """The run stopped where it started: the objective hardly moved from ``F(x0)``."""
     MAX_PASSES = 4
     """The pass budget ``max_passes`` was used up before a tolerance was met."""
+    STALLED = 5
+    """The best objective stopped improving while the objective kept moving: not converged."""
     CALLBACK = 99
     """The callback raised ``StopIteration``."""
 
@@ -32,8 +34,11 @@ class Status(enum.IntEnum):
 MESSAGES = {
     "fixed_point": "converged: relative change {change:.2e} <= tol",
     "stagnated": ("converged: objective stagnated (no relative improvement > ftol={ftol:g} "
-                  "in {patience} iterations)"),
+                  "in {patience} iterations, and steady)"),
     Status.MAX_ITER: "maximum number of iterations ({max_iter}) reached",
+    Status.STALLED: ("stalled: no relative improvement > ftol={ftol:g} in {k} iterations, "
+                     "while the objective still moves by {spread:.1%} or the support still "
+                     "changes: not converged ({advice})"),
     Status.MAX_PASSES: "pass budget reached ({passes:.4g} >= max_passes={max_passes:g})",
     Status.NO_PROGRESS: ("no progress: the objective moved from {F0:.6g} only to {F:.6g} "
                          "(relative {rel:.1e}); {cause}"),

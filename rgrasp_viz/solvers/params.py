@@ -1,0 +1,152 @@
+"""The parameters of one solve, checked once and carried as a typed, frozen object.
+
+:func:`check_params` is the single place where ``solve``'s arguments are validated (the
+dashboards call it too, so a slider value and a keyword argument fail the same way); the
+methods read the resulting :class:`SolveParams` and never re-check.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import numbers
+
+import numpy as np
+
+from .registry import get_method, normalize_reading
+from .steps import default_eta
+
+__all__ = ["SolveParams", "check_params"]
+
+
+@dataclasses.dataclass(frozen=True)
+class SolveParams:
+    """Validated parameters of one run (see :func:`rgrasp_viz.solve` for their meaning)."""
+
+    method: str
+    s: int
+    eta: float
+    eta_rule: str  # "user" or "default"
+    J: int
+    m: int
+    inner: str  # "paper" or "on_T"
+    batch_size: int
+    max_iter: int
+    max_passes: float
+    tol: float
+    ftol: float
+    patience: int
+    record_every: int
+    record: bool
+    record_iterates: bool
+    max_events: int
+    sub_maxiter: int = 500
+
+    @property
+    def spec(self):
+        """MethodSpec: the registry entry of :attr:`method`."""
+        return get_method(self.method)
+
+    @property
+    def thr_every(self):
+        """int: SVRGSP+'s period ``ceil(J/m)`` of ``H_|T|`` inside an epoch (0: never)."""
+        return math.ceil(self.J / self.m) if self.spec.uses_m else 0
+
+    def replace(self, **changes):
+        """A copy with some fields changed (e.g. a halved default step)."""
+        return dataclasses.replace(self, **changes)
+
+
+def _check_int(name, value, lo, hi=None):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    value = int(value)
+    if value < lo or (hi is not None and value > hi):
+        rng = f"[{lo}, {hi}]" if hi is not None else f">= {lo}"
+        raise ValueError(f"{name} must be in {rng}, got {value}")
+    return value
+
+
+def _check_positive_float(name, value, allow_inf=False):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    value = float(value)
+    if not (value > 0 and (math.isfinite(value) or (allow_inf and value == math.inf))):
+        raise ValueError(f"{name} must be positive and finite, got {value}")
+    return value
+
+
+def _check_nonneg(name, value):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) \
+            or not value >= 0:
+        raise ValueError(f"{name} must be a non-negative number, got {value!r}")
+    return float(value)
+
+
+def _check_flag(name, value):
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_params(problem, method, *, s=None, eta=None, J=None, m=None, inner="paper",
+                 max_iter=None, max_passes=None, tol=1e-7, ftol=1e-6, patience=None,
+                 batch_size=None, record_every=None, record=True, record_iterates=False,
+                 max_events=1_000_000):
+    """Check every parameter of a solve of ``problem`` and fill in the defaults.
+
+    Parameters
+    ----------
+    problem : Problem
+        Already validated.
+    method : str
+        Any registered method name or alias.
+    **params
+        As in :func:`rgrasp_viz.solve`.
+
+    Returns
+    -------
+    SolveParams
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming the first invalid parameter; before any work is done.
+    """
+    spec = get_method(method)
+    n, d = problem.n, problem.d
+    if s is None:
+        s = problem.default_s
+        if s is None:
+            raise ValueError("s is required when the problem has no x_true")
+    s = _check_int("s", s, 1, d)
+    inner = normalize_reading(inner)
+    J = 2 * n if J is None else _check_int("J", J, 1)
+    m = min(6, J) if m is None else _check_int("m", m, 1)
+    if m > J:
+        raise ValueError(f"m must be <= J (got m={m}, J={J})")
+    batch_size = (max(1, round(math.sqrt(n))) if batch_size is None
+                  else _check_int("batch_size", batch_size, 1, n))
+    max_iter = spec.max_iter if max_iter is None else _check_int("max_iter", max_iter, 1)
+    max_passes = (math.inf if max_passes is None
+                  else _check_positive_float("max_passes", max_passes, allow_inf=True))
+    tol = _check_nonneg("tol", tol)
+    ftol = _check_nonneg("ftol", ftol)
+    patience = spec.patience if patience is None else _check_int("patience", patience, 1)
+    steps = (J if spec.epoch else max(1, n // batch_size) if spec.uses_batch else 0)
+    record_every = (max(1, steps // 20) if record_every is None
+                    else _check_int("record_every", record_every, 1))
+    record = _check_flag("record", record)
+    record_iterates = _check_flag("record_iterates", record_iterates)
+    max_events = _check_int("max_events", max_events, 0)
+    if eta is None:
+        eta_rule = "default"
+        eta = default_eta(problem, spec.name, s, inner, batch_size)
+    else:
+        eta_rule = "user"
+        eta = _check_positive_float("eta", eta)
+    return SolveParams(method=spec.name, s=s, eta=eta, eta_rule=eta_rule, J=J, m=m,
+                       inner=inner, batch_size=batch_size, max_iter=max_iter,
+                       max_passes=max_passes, tol=tol, ftol=ftol, patience=patience,
+                       record_every=record_every, record=record,
+                       record_iterates=record_iterates, max_events=max_events)
