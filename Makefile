@@ -6,6 +6,11 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
+# JupyterLab refuses to start as root ("Running as root is not recommended. Use
+# --allow-root to bypass.") and root is the only user in many containers and fresh cloud
+# machines: `make lab` adds --allow-root when `id -u` is 0, so the course starts whoever
+# runs it.
+ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
 .PHONY: lab app notebooks demo test install install-test chromium lint bench clean
 
@@ -35,7 +40,7 @@ chromium:
 	fi
 
 lab: install
-	$(PY) -m jupyter lab notebooks/01-hard-thresholding.ipynb
+	$(PY) -m jupyter lab $(ALLOW_ROOT) notebooks/01-hard-thresholding.ipynb
 
 app: install
 	$(PY) -m pip install "voila>=0.5"

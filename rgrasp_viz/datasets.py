@@ -36,6 +36,7 @@ import dataclasses
 import gzip
 import hashlib
 import math
+import numbers
 import operator
 import os
 import sys
@@ -337,11 +338,14 @@ def load_svmlight(path, n_features=None, *, zero_based="auto"):
         If scikit-learn is not installed.
     FileNotFoundError
         If `path` does not exist.
+    TypeError
+        If `n_features` is not an integer.
     ValueError
         If the file is malformed: the message starts with ``"<path>:<line>: "`` and says
         what is wrong with that line (scikit-learn's own errors do not name the line; the
         file is then re-scanned to find it). Non-finite labels or values count as
-        malformed.
+        malformed. A file without any sample (empty, or only comments and blank lines) is
+        an error too, naming the file.
 
     Examples
     --------
@@ -351,7 +355,14 @@ def load_svmlight(path, n_features=None, *, zero_based="auto"):
     if not path.is_file():
         raise FileNotFoundError(f"no such file: {path}")
     if n_features is not None:
-        n_features = operator.index(n_features)
+        if isinstance(n_features, (bool, np.bool_)):
+            raise TypeError(f"n_features must be a positive integer, got {n_features!r}")
+        try:
+            n_features = operator.index(n_features)
+        except TypeError:
+            raise TypeError(
+                f"n_features must be a positive integer, got {n_features!r}"
+            ) from None
         if n_features < 1:
             raise ValueError(f"n_features must be a positive integer, got {n_features}")
     if zero_based not in (True, False, "auto"):
@@ -361,6 +372,9 @@ def load_svmlight(path, n_features=None, *, zero_based="auto"):
         W, y = loader(str(path), n_features=n_features, dtype=np.float64, zero_based=zero_based)
     except (ValueError, OSError, EOFError, UnicodeError) as exc:
         raise _located_error(path, zero_based, n_features, exc) from exc
+    if W.shape[0] == 0:
+        raise ValueError(f"{path}: no samples (the file is empty or holds only comments and "
+                         "blank lines)")
     if not (np.all(np.isfinite(W.data)) and np.all(np.isfinite(y))):
         raise _located_error(path, zero_based, n_features, None)
     W = sp.csr_matrix(W, dtype=np.float64)
@@ -626,6 +640,37 @@ def _load_spec_file(spec, path):
     return W, _as_pm1(y, path)
 
 
+def _check_fetch_args(name, data_dir, url, sha256, download, progress, return_X_y, timeout):
+    """Type (and value) checks of :func:`fetch`'s arguments, before any work; returns the
+    timeout as a float."""
+    if not isinstance(name, (str, os.PathLike, RemoteDataset)):
+        raise TypeError("name must be a data set name (str), a file path or a RemoteDataset, "
+                        f"got {type(name).__name__}: {name!r}")
+    if data_dir is not None and not isinstance(data_dir, (str, os.PathLike)):
+        raise TypeError(f"data_dir must be a str or path-like, got {type(data_dir).__name__}: "
+                        f"{data_dir!r}")
+    if url is not None and not isinstance(url, str):
+        raise TypeError(f"url must be a str, got {type(url).__name__}: {url!r}")
+    if sha256 is not None:
+        if not isinstance(sha256, str):
+            raise TypeError("sha256 must be a str of 64 hexadecimal digits, got "
+                            f"{type(sha256).__name__}: {sha256!r}")
+        if len(sha256) != 64 or any(c not in "0123456789abcdefABCDEF" for c in sha256):
+            raise ValueError(f"sha256 must be 64 hexadecimal digits, got {sha256!r}")
+    for arg, value in (("download", download), ("progress", progress),
+                       ("return_X_y", return_X_y)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{arg} must be True or False, got {type(value).__name__}: "
+                            f"{value!r}")
+    if isinstance(timeout, (bool, np.bool_)) or not isinstance(timeout, numbers.Real):
+        raise TypeError(f"timeout must be a number of seconds, got {type(timeout).__name__}: "
+                        f"{timeout!r}")
+    timeout = float(timeout)
+    if not (math.isfinite(timeout) and timeout > 0.0):
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout}")
+    return timeout
+
+
 def _resolve(name):
     if isinstance(name, RemoteDataset):
         return name, None
@@ -720,6 +765,9 @@ def fetch(
         file, has the wrong number of samples, or has more than two label values.
     ImportError
         scikit-learn (the ``data`` extra) is missing.
+    TypeError
+        An argument has the wrong type (e.g. ``sha256=123``, ``download="no"``); checked
+        before anything is read or downloaded, the message names the argument.
 
     Notes
     -----
@@ -742,6 +790,8 @@ def fetch(
     >>> prob = fetch("rcv1")                                  # doctest: +SKIP
     >>> res = rgrasp_viz.solve(prob, method="svrgsp", s=200)  # doctest: +SKIP
     """
+    timeout = _check_fetch_args(name, data_dir, url, sha256, download, progress, return_X_y,
+                                timeout)
     spec, local = _resolve(name)
     if local is not None:
         if sha256 is not None:

@@ -13,8 +13,10 @@ solvers and compiled kernels downstream never need to re-check their inputs.
 
 from __future__ import annotations
 
+import math
 import numbers
 import operator
+import weakref
 
 import numpy as np
 import scipy.sparse as sp
@@ -63,6 +65,57 @@ def _as_design(W):
     return np.ascontiguousarray(arr, dtype=np.float64)
 
 
+def _fold_width(size):
+    """The smallest prime larger than ``size`` (the width of :func:`_checksum`'s fold)."""
+    w = max(size, 1) + 1
+    while any(w % q == 0 for q in range(2, math.isqrt(w) + 1)):
+        w += 1
+    return w
+
+
+def _checksum(a, width):
+    """Exact, position-sensitive checksum of an array's contents, in one pass.
+
+    The entries' bit patterns (as unsigned integers) are summed modulo ``2**64`` by residue
+    class of their flat position modulo ``width`` (a prime larger than every dimension).
+    Changing any single entry always changes the result (integer sums are exact, unlike
+    floating-point ones), and so does swapping two rows or two columns of a 2-D array with
+    different contents, since such a swap moves entries between residue classes.
+    """
+    flat = np.ascontiguousarray(a).reshape(-1)
+    bits = flat.view(f"u{flat.itemsize}")
+    q, r = divmod(bits.size, width)
+    out = np.zeros(width, dtype=np.uint64)
+    if q:
+        np.add.reduce(bits[: q * width].reshape(q, width), axis=0, dtype=np.uint64, out=out)
+    out[:r] += bits[q * width :]
+    return out.tobytes()
+
+
+class _DataCache(dict):
+    """Values derived from a :class:`Problem`'s data, dropped whenever the data change.
+
+    Membership tests (``key in cache``) first compare a checksum of the problem's data
+    (:meth:`Problem.data_fingerprint`) with the one the stored values were computed from and
+    empty the cache when they differ, so the pattern ``if key not in cache: cache[key] =
+    compute()`` never returns a value computed from older data.
+    """
+
+    def __init__(self, problem):
+        super().__init__()
+        self._problem = weakref.ref(problem)
+        self._fingerprint = None
+
+    def __contains__(self, key):
+        problem = self._problem()
+        if problem is not None:
+            fp = problem.data_fingerprint()
+            if fp != self._fingerprint:
+                self.clear()
+                self._fingerprint = fp
+        return super().__contains__(key)
+
+
 def _as_vector(v, length, argname):
     arr = np.asarray(v)
     _check_real_dtype(arr.dtype, argname)
@@ -107,6 +160,11 @@ class Problem:
     ndarray, canonical float64 ``csr_matrix``) is stored without copying, so mutating it
     afterwards would also change the problem.
 
+    Quantities derived from the data and kept between solves (the estimates behind the
+    default step sizes, the row and column norms) are stored with :meth:`cached`, which
+    recomputes them when the data have changed since: editing ``W`` or ``y`` in place (or
+    through the caller's array), or assigning new ones, never leaves a stale step size.
+
     Examples
     --------
     >>> import numpy as np
@@ -149,8 +207,62 @@ class Problem:
         self.y = y_arr
         self.x_true = x_true
         self.name = name
-        self._col_sq_norms = None
-        self._row_sq_norms = None
+        self._rgrasp_cache = _DataCache(self)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        del state["_rgrasp_cache"]  # holds a weak reference; rebuilt empty
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._rgrasp_cache = _DataCache(self)
+
+    # ------------------------------------------------------------------ derived data
+    def data_fingerprint(self):
+        """A checksum of the data that derived quantities depend on (``W``, ``y``, the loss).
+
+        One pass over ``W`` (about as long as summing it); it changes whenever any entry of
+        ``W`` or ``y`` changes (see :func:`_checksum`), so :meth:`cached` can tell that
+        stored values are out of date.
+
+        Returns
+        -------
+        tuple
+            Comparable with ``==``; equal fingerprints mean unchanged data.
+        """
+        W, y = self.W, np.asarray(self.y)
+        width = _fold_width(max(W.shape))
+        if sp.issparse(W):
+            parts = (_checksum(W.data, width), _checksum(W.indices, width),
+                     _checksum(W.indptr, width))
+        else:
+            parts = (_checksum(np.asarray(W), width),)
+        return (self.loss, type(W).__name__, W.shape, *parts, y.shape, _checksum(y, width))
+
+    def cached(self, key, compute):
+        """``compute()``, computed once per state of the data and stored under ``key``.
+
+        The stored value is returned as long as :meth:`data_fingerprint` is unchanged; after
+        any change of ``W``, ``y`` or the loss, every stored value is dropped and
+        ``compute()`` is called again.  Solvers keep their step-size estimates here.
+
+        Parameters
+        ----------
+        key : hashable
+            Names the quantity (e.g. ``("row", k)``).
+        compute : callable
+            Called without arguments when no up-to-date value is stored.
+
+        Returns
+        -------
+        object
+            What `compute` returned (now or for the same data before).
+        """
+        cache = self._rgrasp_cache
+        if key not in cache:  # checks the fingerprint
+            cache[key] = compute()
+        return cache[key]
 
     @staticmethod
     def _check_labels(y):
@@ -296,13 +408,14 @@ class Problem:
         return max(1, min(self.d, round(1.2 * self.s_star)))
 
     def col_sq_norms(self):
-        """Squared Euclidean norm of every column of `W` (cached, read-only).
+        """Squared Euclidean norm of every column of `W` (cached while `W` is unchanged,
+        read-only).
 
         Returns
         -------
         numpy.ndarray of float64, shape (d,)
         """
-        if self._col_sq_norms is None:
+        def compute():
             W = self.W
             if self.is_sparse:
                 out = np.bincount(W.indices, weights=W.data * W.data, minlength=self.d)
@@ -310,17 +423,19 @@ class Problem:
                 out = np.einsum("ij,ij->j", W, W)
             out = np.ascontiguousarray(out, dtype=np.float64)
             out.flags.writeable = False  # shared cache: guard against accidental edits
-            self._col_sq_norms = out
-        return self._col_sq_norms
+            return out
+
+        return self.cached("col_sq_norms", compute)
 
     def row_sq_norms(self):
-        """Squared Euclidean norm of every row :math:`\\|w_i\\|^2` (cached, read-only).
+        """Squared Euclidean norm of every row :math:`\\|w_i\\|^2` (cached while `W` is unchanged,
+        read-only).
 
         Returns
         -------
         numpy.ndarray of float64, shape (n,)
         """
-        if self._row_sq_norms is None:
+        def compute():
             W = self.W
             if self.is_sparse:
                 rows = np.repeat(np.arange(self.n), np.diff(W.indptr))
@@ -329,8 +444,9 @@ class Problem:
                 out = np.einsum("ij,ij->i", W, W)
             out = np.ascontiguousarray(out, dtype=np.float64)
             out.flags.writeable = False
-            self._row_sq_norms = out
-        return self._row_sq_norms
+            return out
+
+        return self.cached("row_sq_norms", compute)
 
     def __repr__(self):
         storage = "CSR" if self.is_sparse else "dense"

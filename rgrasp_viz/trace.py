@@ -38,6 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ._io import atomic_path
+
 _RAGGED = ("support", "Z", "T")
 
 _PER_ITER = (
@@ -229,14 +231,28 @@ class Trace:
     def save(self, path):
         """Save to one compressed ``.npz`` file (no pickle; exact round trip).
 
+        The file is written atomically: to a temporary file in the same folder, then moved
+        into place, so an existing file is replaced only by a complete new one (a save that
+        fails part-way, e.g. on a full disk, leaves the previous file as it was).
+
         Parameters
         ----------
         path : str or path-like
-            Destination; ``.npz`` is appended by NumPy when missing.
+            Destination; ``.npz`` is appended when missing (as NumPy does).
+
+        Returns
+        -------
+        pathlib.Path
+            The file written.
         """
+        path = Path(path)
+        if not path.name.endswith(".npz"):
+            path = path.with_name(path.name + ".npz")
         payload = dict(self._a)
         payload["__meta__"] = np.array(json.dumps(self.meta, sort_keys=True))
-        np.savez_compressed(Path(path), **payload)
+        with atomic_path(path, suffix=".npz") as tmp:
+            np.savez_compressed(tmp, **payload)
+        return path
 
     @classmethod
     def load(cls, path):
@@ -249,19 +265,25 @@ class Trace:
         Returns
         -------
         Trace
+
+        Raises
+        ------
+        ValueError
+            If the file is not a complete, self-consistent trace (not an ``.npz`` archive,
+            unreadable or corrupted data, missing or invalid metadata, missing arrays, arrays
+            whose lengths or index ranges disagree); the message names the file and the
+            problem.
         """
-        try:
-            with np.load(Path(path), allow_pickle=False) as f:
-                arrays = {k: f[k] for k in f.files}
-        except (OSError, ValueError, EOFError, KeyError, NotImplementedError,
-                zipfile.BadZipFile, zlib.error) as exc:
-            raise ValueError(f"{path!s} is not a readable rgrasp_viz trace: {exc}") from exc
+        arrays = _read_npz(path)
         if "__meta__" not in arrays:
             raise ValueError(f"{path!s} is not an rgrasp_viz trace (no metadata)")
-        meta = json.loads(str(arrays.pop("__meta__")))
-        missing = [k for k in (*_PER_ITER, *_EVENTS, *_CHECKPOINTS) if k not in arrays]
+        meta = _parse_meta(path, arrays.pop("__meta__"))
+        missing = [k for k in _REQUIRED if k not in arrays]
         if missing:
             raise ValueError(f"{path!s} is not a complete trace: missing {missing}")
+        problem = _inconsistency(arrays, meta["d"])
+        if problem:
+            raise ValueError(f"{path!s} is not a consistent rgrasp_viz trace: {problem}")
         return cls(arrays, meta)
 
     def equals(self, other):
@@ -284,6 +306,107 @@ class Trace:
         ma = {k: v for k, v in self.meta.items() if k not in strip}
         mb = {k: v for k, v in other.meta.items() if k not in strip}
         return ma == mb
+
+
+# -- reading and checking a saved trace ---------------------------------------------------------
+
+_REQUIRED = (*_PER_ITER, *_EVENTS, *_CHECKPOINTS, "support_ptr", "support_idx", "support_val",
+             "Z_ptr", "Z_idx", "T_ptr", "T_idx", "b_val", "ck_x", "x_true")
+_INTEGER = ("support_ptr", "support_idx", "Z_ptr", "Z_idx", "T_ptr", "T_idx", *_EVENTS,
+            "ck_iter", "ck_step")
+_NPY_MAGIC = b"\x93NUMPY"
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # a zip archive with members / an empty one
+
+
+def _read_npz(path):
+    """Every array of the ``.npz`` archive ``path`` (ValueError naming the file otherwise)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8)
+    except OSError as exc:
+        raise ValueError(f"{path!s} is not a readable rgrasp_viz trace: {exc}") from exc
+    if head.startswith(_NPY_MAGIC):
+        raise ValueError(f"{path!s} is a single NumPy array (.npy format), not an rgrasp_viz "
+                         "trace (an .npz archive written by Trace.save)")
+    if not head.startswith(_ZIP_MAGIC):
+        raise ValueError(f"{path!s} is not an rgrasp_viz trace: not an .npz (zip) archive")
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            return {k: f[k] for k in f.files}
+    except (OSError, ValueError, EOFError, KeyError, NotImplementedError,
+            zipfile.BadZipFile, zlib.error) as exc:
+        raise ValueError(f"{path!s} is not a readable rgrasp_viz trace: {exc}") from exc
+
+
+def _parse_meta(path, raw):
+    """The metadata dict stored as ``__meta__`` (ValueError naming the file and the problem)."""
+    where = f"{path!s} has invalid trace metadata"
+    if raw.ndim != 0 or raw.dtype.kind != "U":
+        raise ValueError(f"{where}: expected a JSON string, got an array of dtype {raw.dtype} "
+                         f"and shape {raw.shape}")
+    try:
+        meta = json.loads(str(raw))
+    except ValueError as exc:
+        raise ValueError(f"{where}: not valid JSON ({exc})") from exc
+    if not isinstance(meta, dict):
+        raise ValueError(f"{where}: expected a JSON object, got {type(meta).__name__}")
+    method = meta.get("method")
+    if not isinstance(method, str) or not method:
+        raise ValueError(f"{where}: 'method' is missing or not a string (got {method!r})")
+    d = meta.get("d")
+    if isinstance(d, bool) or not isinstance(d, int) or d < 1:
+        raise ValueError(f"{where}: 'd' (the dimension) is missing or not a positive integer "
+                         f"(got {d!r})")
+    return meta
+
+
+def _inconsistency(a, d):
+    """What makes the arrays of a loaded trace inconsistent (None when they are not)."""
+    for k in _REQUIRED:
+        v = a[k]
+        if v.dtype.kind not in ("iu" if k in _INTEGER else "biuf"):
+            kind = "integers" if k in _INTEGER else "numbers"
+            return f"array {k!r} has dtype {v.dtype} ({kind} expected)"
+        if v.ndim != (2 if k == "ck_x" else 1):
+            return f"array {k!r} has shape {v.shape} ({2 if k == 'ck_x' else 1}-D expected)"
+    rows = len(a["iteration"])
+    if rows == 0:
+        return "no rows (the per-iteration arrays are empty; row 0 is the starting point)"
+    for k in _PER_ITER:
+        if len(a[k]) != rows:
+            return (f"per-iteration arrays differ in length: 'iteration' has {rows} rows, "
+                    f"{k!r} has {len(a[k])}")
+    for name in _RAGGED:
+        ptr, idx = a[name + "_ptr"], a[name + "_idx"]
+        if len(ptr) != rows + 1:
+            return (f"'{name}_ptr' has {len(ptr)} offsets, expected {rows + 1} (one more than "
+                    f"the {rows} rows)")
+        if ptr[0] != 0 or np.any(np.diff(ptr) < 0) or ptr[-1] != len(idx):
+            return (f"'{name}_ptr' is not an offset array into '{name}_idx' (it must start at "
+                    f"0, never decrease and end at len('{name}_idx') = {len(idx)})")
+        if len(idx) and (idx.min() < 0 or idx.max() >= d):
+            return (f"'{name}_idx' holds indices outside 0..{d - 1} (the trace's dimension d "
+                    f"= {d}): {int(idx.min())}..{int(idx.max())}")
+    for vals, idx in (("support_val", "support_idx"), ("b_val", "T_idx")):
+        if len(a[vals]) != len(a[idx]):
+            return f"{vals!r} has {len(a[vals])} values for {len(a[idx])} indices in {idx!r}"
+    for group in (_EVENTS, _CHECKPOINTS):
+        lengths = {k: len(a[k]) for k in group}
+        if len(set(lengths.values())) > 1:
+            return f"arrays {list(group)} differ in length: {lengths}"
+    for k in ("ev_iter", "ck_iter"):
+        v = a[k]
+        if len(v) and (v.min() < 1 or v.max() > rows - 1):
+            return (f"{k!r} holds iterations outside 1..{rows - 1}: "
+                    f"{int(v.min())}..{int(v.max())}")
+    if len(a["ev_kind"]) and not np.all(np.isin(a["ev_kind"], (0, 1))):
+        return "'ev_kind' holds values other than 0 (inner) and 1 (outer)"
+    ck_x, n_ck = a["ck_x"], len(a["ck_iter"])
+    if ck_x.shape[1] != d or ck_x.shape[0] not in (0, n_ck):
+        return f"'ck_x' has shape {ck_x.shape}, expected (0, {d}) or ({n_ck}, {d})"
+    if len(a["x_true"]) not in (0, d):
+        return f"'x_true' has length {len(a['x_true'])}, expected 0 (unknown) or d = {d}"
+    return None
 
 
 class TraceBuilder:
