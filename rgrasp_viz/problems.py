@@ -13,6 +13,7 @@ solvers and compiled kernels downstream never need to re-check their inputs.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 import operator
@@ -105,10 +106,11 @@ class _DataCache(dict):
         super().__init__()
         self._problem = weakref.ref(problem)
         self._fingerprint = None
+        self._trusted = 0  # > 0 inside Problem.cache_scope(): checked once at its entry
 
     def __contains__(self, key):
         problem = self._problem()
-        if problem is not None:
+        if problem is not None and not self._trusted:
             fp = problem.data_fingerprint()
             if fp != self._fingerprint:
                 self.clear()
@@ -239,6 +241,20 @@ class Problem:
         else:
             parts = (_checksum(np.asarray(W), width),)
         return (self.loss, type(W).__name__, W.shape, *parts, y.shape, _checksum(y, width))
+
+    @contextlib.contextmanager
+    def cache_scope(self):
+        """Check the data once for the whole block: inside it, :meth:`cached` trusts the
+        fingerprint taken at entry (one pass over ``W`` per solve instead of one per
+        lookup).  The data must not be edited inside the block."""
+        cache = self._rgrasp_cache
+        if not cache._trusted:
+            cache.__contains__(None)  # refresh against the current data
+        cache._trusted += 1
+        try:
+            yield self
+        finally:
+            cache._trusted -= 1
 
     def cached(self, key, compute):
         """``compute()``, computed once per state of the data and stored under ``key``.

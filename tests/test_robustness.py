@@ -667,3 +667,20 @@ def test_sparse_problem_pickle_round_trip_keeps_canonical_csr():
     prob = rv.make_regression(n=20, d=15, s_star=3, sparse_density=0.3, random_state=0)
     back = pickle.loads(pickle.dumps(prob))
     assert isinstance(back.W, sp.csr_matrix) and back.data_fingerprint() == prob.data_fingerprint()
+
+
+def test_a_solve_checks_the_data_for_edits_once(monkeypatch):
+    """The fingerprint (one pass over W) is taken once per solve, not at every lookup."""
+    prob = rv.make_regression(n=60, d=90, s_star=3, random_state=0)
+    calls = []
+    real = type(prob).data_fingerprint
+
+    def counting(self):
+        calls.append(1)
+        return real(self)
+
+    monkeypatch.setattr(type(prob), "data_fingerprint", counting)
+    for method in ("svrgsp+", "sght", "fght"):
+        calls.clear()
+        rv.solve(prob, method, random_state=0, max_iter=2, warn=False)
+        assert len(calls) == 1, method

@@ -217,11 +217,12 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, inner=
         size may be too small), ``CALLBACK``.  ``success`` is True for ``CONVERGED`` only.
     """
     prob = as_problem(problem, loss=loss, x_true=x_true)
-    params = check_params(prob, method, s=s, eta=eta, J=J, m=m, inner=inner,
-                          max_iter=max_iter, max_passes=max_passes, tol=tol, ftol=ftol,
-                          patience=patience, batch_size=batch_size,
-                          record_every=record_every, record=record,
-                          record_iterates=record_iterates, max_events=max_events)
+    with prob.cache_scope():  # the data are checked for edits once, not at every lookup
+        params = check_params(prob, method, s=s, eta=eta, J=J, m=m, inner=inner,
+                              max_iter=max_iter, max_passes=max_passes, tol=tol, ftol=ftol,
+                              patience=patience, batch_size=batch_size,
+                              record_every=record_every, record=record,
+                              record_iterates=record_iterates, max_events=max_events)
     if callback is not None and not callable(callback):
         raise TypeError("callback must be callable")
     x_start = _start(prob, x0, params.s)

@@ -30,9 +30,8 @@ def restricted_row_smoothness(problem, k):
     512 evenly spaced rows for dense data.  Cached on the problem.
     """
     k = int(min(max(k, 1), problem.d))
-    cache = problem.__dict__.setdefault("_rgrasp_cache", {})
-    key = ("row", k)
-    if key not in cache:
+
+    def compute():
         W = problem.W
         if sp.issparse(W):
             vals = []
@@ -49,8 +48,9 @@ def restricted_row_smoothness(problem, k):
             if k < problem.d:
                 rows = np.partition(rows, problem.d - k, axis=1)[:, problem.d - k :]
             est = float(rows.sum(axis=1).mean())
-        cache[key] = est * losses.curvature_bound(problem.loss)
-    return cache[key]
+        return est * losses.curvature_bound(problem.loss)
+
+    return problem.cached(("row", k), compute)
 
 
 def restricted_smoothness(problem, k, n_power=30):
@@ -62,9 +62,8 @@ def restricted_smoothness(problem, k, n_power=30):
     norms) sees correlated designs such as setting 2.  Cached on the problem.
     """
     k = int(min(max(k, 1), problem.d))
-    cache = problem.__dict__.setdefault("_rgrasp_cache", {})
-    key = ("col", k)
-    if key not in cache:
+
+    def compute():
         W = problem.W
         S = top_k(np.asarray(W.T @ problem.y).ravel(), k)
         WS = W[:, S]
@@ -78,8 +77,9 @@ def restricted_smoothness(problem, k, n_power=30):
             if lam == 0.0:
                 break
             v = u / lam
-        cache[key] = lam * losses.curvature_bound(problem.loss)
-    return cache[key]
+        return lam * losses.curvature_bound(problem.loss)
+
+    return problem.cached(("col", k), compute)
 
 
 def _eta_gradient(problem, s, inner, batch_size):
@@ -180,12 +180,12 @@ def check_scale(problem):
 
     The result is cached on the problem (one O(nnz) scan).
     """
-    cache = problem.__dict__.setdefault("_rgrasp_cache", {})
-    if "max_abs_W" not in cache:
+    def compute():
         W = problem.W
         data = W.data if sp.issparse(W) else W
-        cache["max_abs_W"] = float(np.max(np.abs(data))) if data.size else 0.0
-    top = cache["max_abs_W"]
+        return float(np.max(np.abs(data))) if data.size else 0.0
+
+    top = problem.cached("max_abs_W", compute)
     if top == 0.0:
         raise ValueError("W is all zeros: the objective does not depend on x, so there is "
                          "nothing to fit (and no step size to choose); check the data")
