@@ -98,16 +98,6 @@ def _methods(text):
     return out
 
 
-def _seed(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}")
-    return value
-
-
 def build_parser():
     """The ``rgrasp-viz`` argument parser (sub-commands ``demo`` and ``reproduce``)."""
     from .reproduce import command
@@ -118,7 +108,8 @@ def build_parser():
     demo = sub.add_parser("demo", help="solve a synthetic problem with every method")
     demo.add_argument("--setting", type=_setting, default="classroom",
                       help="'classroom' (default), '1' or '2' (the paper's Section 5.2)")
-    demo.add_argument("--seed", type=_seed, default=0, help="data and index seed (>= 0)")
+    demo.add_argument("--seed", type=command.seed_arg, default=0,
+                      help="data and index seed (>= 0)")
     demo.add_argument("--methods", type=_methods, default=list(_ORDER),
                       help=f"comma-separated subset of {', '.join(method_names())}")
     demo.set_defaults(check=None, handler=_demo)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -340,6 +342,23 @@ def test_on_T_reading_is_labelled_ours_everywhere(tmp_path, capsys):
         factor = R.tuned_factor("fig1-setting1", True, m, "on_T")[0]
         assert labels[m].endswith("(on T)")
         assert [r["factor"] for r in settings["methods"] if r["method"] == m] == [factor]
+
+
+def test_quick_command_end_to_end(tmp_path):
+    """``python -m rgrasp_viz reproduce fig1-setting1 --quick`` as a user types it."""
+    r = subprocess.run([sys.executable, "-m", "rgrasp_viz", "reproduce", "fig1-setting1",
+                        "--quick", "--no-png"], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("/6] ") == 6 and "[ref]" in r.stderr
+    assert sum(line.startswith("[") for line in r.stdout.splitlines()) == len(R.CLAIMS)
+    assert "F* = " in r.stdout and "i.e. F <= " in r.stdout
+    out = tmp_path / "rgrasp-reproduce" / "fig1-setting1-quick"
+    assert f"Wrote 10 files to {out}" in r.stdout
+    settings = json.loads((out / "run.json").read_text())
+    assert settings["budget_passes"] == R.PASS_BUDGET["synthetic"]
+    assert settings["inner"] == "paper" and settings["fstar_source"] in r.stdout
+    assert sorted(p.name for p in out.parent.iterdir()) == ["fig1-setting1-quick"]
 
 
 # -- real data: a tiny local file, the stand-in, the missing-file message ---------------------

@@ -32,7 +32,8 @@ from .output import OutputError, OutputFolder, OutputWriteError, check_out
 from .report import Report, default_out, method_row, print_summary, write_outputs
 from .tuning import TUNE_GRID, TUNE_SEED_OFFSET, TUNE_SEEDS, factor_key, tune, tuned_factor
 
-__all__ = ["add_parser", "check_run_args", "main", "run"]
+__all__ = ["add_parser", "budget_arg", "check_run_args", "main", "reading_arg", "run",
+           "seed_arg"]
 
 
 def _budget(value):
@@ -218,7 +219,7 @@ def _seed_text(text):
     try:
         value = int(text)
     except ValueError:
-        raise ValueError(f"must be a non-negative integer, got {text!r}") from None
+        value = -1
     if value < 0:
         raise ValueError(f"must be a non-negative integer, got {text!r}")
     return value
@@ -238,6 +239,16 @@ def _reading_text(text):
     except ValueError:
         raise ValueError(f"must be 'paper' (the paper's Algorithm 2, z on all d coordinates) "
                          f"or 'on_T' (our variant, z on T), got {text!r}") from None
+
+
+seed_arg = _arg(_seed_text)
+"""argparse type of a seed (a non-negative integer)."""
+
+budget_arg = _arg(_budget_text)
+"""argparse type of a pass budget (a positive finite number)."""
+
+reading_arg = _arg(_reading_text)
+"""argparse type of a reading of Algorithm 2 (``paper``, ``on_T``; old names accepted)."""
 
 
 def add_parser(subparsers):
@@ -265,14 +276,14 @@ def add_parser(subparsers):
     rep.add_argument("--data-dir", default=None,
                      help="cache directory of the real data sets (default $RGRASP_VIZ_DATA "
                           "or the user cache directory)")
-    rep.add_argument("--seed", type=_arg(_seed_text), default=0,
+    rep.add_argument("--seed", type=seed_arg, default=0,
                      help="seed of the synthetic data and of every index sequence (>= 0)")
-    rep.add_argument("--inner", type=_arg(_reading_text), default="paper",
+    rep.add_argument("--inner", type=reading_arg, default="paper",
                      metavar="{paper,on_T}",
                      help="reading of Algorithm 2 for SVRGSP(+): 'paper' (default: z on all "
                           "d coordinates, as the paper writes it) or 'on_T' (our variant: z "
                           "on the merged support T; labelled '(on T)' everywhere)")
-    rep.add_argument("--budget", type=_arg(_budget_text), default=None,
+    rep.add_argument("--budget", type=budget_arg, default=None,
                      help="effective passes per method, > 0 (default: "
                           + ", ".join(f"{k} {v:g}" for k, v in PASS_BUDGET.items()) + ")")
     rep.add_argument("--tune", action="store_true",

@@ -440,9 +440,10 @@ def reference(problem, traces, s, factors, seed, budget, inner, progress=False):
         ``fstar`` is the lowest of: the best objective of the reference run (the method whose
         budgeted run went lowest, again with :data:`REFERENCE_FACTOR` times the budget and
         ``tol = ftol = 0``: the same iterates as its budgeted run, continued) and, for least
-        squares, the exact least-squares fits on the support of every run's best iterate and
-        on the true support.  A continued run and a fit on a run's own support are never
-        above that run, so ``fstar`` is at most every budgeted run's best objective.
+        squares, the exact least-squares fits on the supports of every run's best and final
+        iterates, of the reference run's best iterate and on the true support.  A continued
+        run and a fit on a run's own support are never above that run, so ``fstar`` is at
+        most every budgeted run's best objective.
         ``err_ref`` (synthetic data) is the estimation error of the least-squares fit on the
         true support (the oracle), independent of every run.
     """
@@ -471,12 +472,15 @@ def reference(problem, traces, s, factors, seed, budget, inner, progress=False):
         say(progress, f"[ref] {label:<8} {REFERENCE_FACTOR:g}x budget: {res.trace.n_iter:>5d} "
                       f"it  {res.passes:7.1f} passes  {res.time:8.3f} s  F {f_ref:.6e}")
         if problem.loss == "squares":
-            supports = [(f"{label} reference run", res.trace.support(k_ref))]
+            supports = [(f"{label} reference run's best iterate", res.trace.support(k_ref))]
             for m, t in traces.items():
+                name = run_label(m, t.meta.get("inner"))
                 k = best_objective(t)[1]
                 if k >= 0:
-                    supports.append((f"{run_label(m, t.meta.get('inner'))}'s best iterate",
-                                     t.support(k)))
+                    supports.append((f"{name}'s best iterate", t.support(k)))
+                if k != len(t) - 1 and (k < 0 or not np.array_equal(t.support(k),
+                                                                    t.support(-1))):
+                    supports.append((f"{name}'s final iterate", t.support(-1)))
             for where, supp in supports:
                 fit = problem.objective(least_squares_on(problem, supp))
                 candidates.append({"source": "exact least-squares fit on the support of "
