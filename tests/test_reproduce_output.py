@@ -241,10 +241,10 @@ def test_rerun_without_png_leaves_no_stale_png(tmp_path, monkeypatch):
     monkeypatch.setattr(figures, "_write_png",
                         lambda fig, path, w, h, scale: Path(path).write_bytes(b"\x89PNG\r\n"))
     out = tmp_path / "run"
-    rep = R.run("fig1-setting1", quick=True, out=out, png=True, progress=False, budget=6)
+    rep = R.run("fig1-setting1", quick=True, out=out, png=True, progress=False, budget=3)
     assert {"passes.png", "time.png"} <= {p.name for p in out.iterdir()}
     assert len(rep.files) == 12
-    rep = R.run("fig1-setting1", quick=True, out=out, png=False, progress=False, budget=6,
+    rep = R.run("fig1-setting1", quick=True, out=out, png=False, progress=False, budget=3,
                 seed=3)
     assert not list(out.glob("*.png"))
     assert len(rep.files) == 10 and sorted(rep.files) == sorted(
@@ -253,11 +253,18 @@ def test_rerun_without_png_leaves_no_stale_png(tmp_path, monkeypatch):
     assert_nothing_beside(out)
 
 
+def _commit_one_file(out, text):
+    with OutputFolder(out) as folder:
+        (folder.stage / "run.json").write_text(text)
+        folder.commit()
+    return folder
+
+
 def test_swap_without_renameat2(seed0_run, tmp_path, monkeypatch):
     monkeypatch.setattr(output, "_exchange", lambda a, b: False)
     out = copy_run(seed0_run, tmp_path / "run")
-    R.run("fig1-setting1", quick=True, out=out, png=False, progress=False, budget=6, seed=5)
-    assert_complete_run(out, 5)
+    _commit_one_file(out, "new")
+    assert snapshot(out) == {"run.json": hashlib.sha256(b"new").hexdigest()}
     assert_nothing_beside(out)
 
 
@@ -284,3 +291,14 @@ def test_foreign_folder_is_never_replaced(tmp_path):
         R.run("fig1-setting1", quick=True, out=out, png=False, progress=False, budget=6)
     assert (out / "thesis.tex").read_text() == "years of work"
     assert_nothing_beside(out)
+
+
+def test_out_through_a_symbolic_link_replaces_the_target(seed0_run, tmp_path):
+    target = copy_run(seed0_run, tmp_path / "target")
+    link = tmp_path / "link"
+    link.symlink_to(target, target_is_directory=True)
+    folder = _commit_one_file(link, "new")
+    assert folder.out == target and link.is_symlink()
+    assert (link / "run.json").read_text() == "new" and list(target.iterdir()) == [
+        target / "run.json"]
+    assert_nothing_beside(target)

@@ -74,7 +74,7 @@ def check_out(out):
     Returns
     -------
     pathlib.Path
-        The absolute path.
+        The absolute path (symbolic links resolved: a linked folder is replaced, not the link).
 
     Raises
     ------
@@ -82,7 +82,7 @@ def check_out(out):
         When ``out`` is a file, is inside a file, is in a folder that cannot be written, or
         is an existing folder holding anything a run does not write.
     """
-    path = Path(os.path.abspath(os.path.expanduser(os.fspath(out))))
+    path = Path(os.path.realpath(os.path.expanduser(os.fspath(out))))  # a link: its target
     if path.parent == path:
         raise OutputError(f"--out {path} is a file-system root; name a folder inside it")
     if os.path.lexists(path):
