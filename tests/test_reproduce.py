@@ -333,7 +333,7 @@ def test_on_T_reading_is_labelled_ours_everywhere(tmp_path, capsys):
     labels = {r["method"]: r["label"] for r in settings["methods"]}
     assert labels["svrgsp+"] == "SVRGSP+ (on T)" and labels["fght"] == "FG-HT"
     md = (out / "claims.md").read_text()
-    assert "inner = on_T (our variant, labelled (on T))" in md
+    assert "inner = on_T (our variant: z on the merged support T, labelled (on T))" in md
     assert "| SVRGSP (on T) |" in md
     assert "SVRGSP+ (on T)" in (out / "passes.html").read_text()
     for m in ("svrgsp", "svrgsp+"):

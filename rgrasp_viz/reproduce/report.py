@@ -75,7 +75,8 @@ def trace_filename(method):
 def reading_text(inner):
     """One phrase naming the reading of Algorithm 2 that ran."""
     r = READINGS[inner]
-    who = "our variant, labelled (on T)" if r.ours else "the paper's Algorithm 2"
+    who = ("our variant: z on the merged support T, labelled (on T)" if r.ours else
+           "the paper's Algorithm 2: z on all d coordinates")
     return f"inner = {inner} ({who})"
 
 
