@@ -1,0 +1,148 @@
+"""Re-run the experiments of Section 5 of the paper and check its claims.
+
+``python -m rgrasp_viz reproduce EXPERIMENT [--quick] [--out DIR] [--inner {paper,on_T}] ...``
+(also ``rgrasp-viz reproduce ...``) runs all six methods on one experiment of Shang et al.,
+*Efficient Relaxed Gradient Support Pursuit* (IJCAI 2019), writes interactive figures with
+the paper's axes, the traces and a table saying, for each claim of the paper, whether this
+run supports it.  :func:`run` does the same from Python.
+
+=================== =========== ============================================ ======== ======
+name                paper       data                                         loss     s
+=================== =========== ============================================ ======== ======
+``fig1-setting1``   Figure 1(a) synthetic, n=2500, d=5000, s*=250            squares  1.2 s*
+``fig1-setting2``   Figure 1(b) synthetic, n=5000, d=10000, s*=500, rho=0.1  squares  1.2 s*
+``fig2-rcv1``       Figure 2(a) rcv1, 20,242 x 47,236                        logistic 200
+``fig2-realsim``    Figure 2(b) real-sim, 72,309 x 20,958                    logistic 200
+``fig3-rcv1``       Figure 3    rcv1                                         squares  200
+=================== =========== ============================================ ======== ======
+
+SVRGSP and SVRGSP+ run the paper's Algorithm 2 by default (``inner="paper"``: ``z`` on all
+``d`` coordinates); ``inner="on_T"`` runs the package's variant (``z`` on the merged support
+``T``), labelled "(on T)" in every table, figure and file.
+
+One job per module:
+
+* :mod:`~rgrasp_viz.reproduce.experiments` — the experiments' data, one budgeted run, the
+  reference run that gives ``F*``;
+* :mod:`~rgrasp_viz.reproduce.tuning` — recorded step-size multipliers and the tuning run;
+* :mod:`~rgrasp_viz.reproduce.claims` — the paper's claims checked on traces (no solving);
+* :mod:`~rgrasp_viz.reproduce.report` — figures, ``claims.md``, ``run.json``, the summary;
+* :mod:`~rgrasp_viz.reproduce.output` — the output folder: complete or absent, one writer;
+* :mod:`~rgrasp_viz.reproduce.command` — :func:`run` and the command-line arguments.
+"""
+
+from __future__ import annotations
+
+from ..solvers.registry import method_label
+from .claims import (
+    BASELINES,
+    CLAIMS,
+    IDENTICAL_RTOL,
+    OTHER_METHODS,
+    OURS,
+    TARGET_ERR_FACTOR,
+    TARGET_GAP,
+    TIME_MARGIN,
+    VR_METHODS,
+    Reference,
+    evaluate_claims,
+    format_claims,
+    reach,
+    same_iterates,
+    targets_text,
+)
+from .command import check_run_args, run
+from .experiments import (
+    EXPERIMENTS,
+    METHODS,
+    PAPER_DENSITY,
+    PASS_BUDGET,
+    QUICK_SCALE,
+    QUICK_SYNTHETIC,
+    REFERENCE_FACTOR,
+    RUN_TOL,
+    S_REAL,
+    Experiment,
+    ProblemInfo,
+    build_problem,
+    least_squares_on,
+    pass_budget,
+    quick_shape,
+    reference,
+    run_method,
+    standin_problem,
+    warm_up,
+)
+from .output import OutputError, OutputWriteError
+from .report import Report, default_out, print_summary
+from .tuning import (
+    TUNE_GRID,
+    TUNE_SEED_OFFSET,
+    TUNE_SEEDS,
+    TUNED_FACTORS,
+    factor_key,
+    tune,
+    tuned_factor,
+)
+
+__all__ = [
+    "BASELINES",
+    "CLAIMS",
+    "EXPERIMENTS",
+    "IDENTICAL_RTOL",
+    "METHODS",
+    "OTHER_METHODS",
+    "OURS",
+    "PAPER_DENSITY",
+    "PASS_BUDGET",
+    "QUICK_SCALE",
+    "QUICK_SYNTHETIC",
+    "REFERENCE_FACTOR",
+    "RUN_TOL",
+    "S_REAL",
+    "TARGET_ERR_FACTOR",
+    "TARGET_GAP",
+    "TIME_MARGIN",
+    "TUNED_FACTORS",
+    "TUNE_GRID",
+    "TUNE_SEEDS",
+    "TUNE_SEED_OFFSET",
+    "VR_METHODS",
+    "Experiment",
+    "OutputError",
+    "OutputWriteError",
+    "ProblemInfo",
+    "Reference",
+    "Report",
+    "build_problem",
+    "check_run_args",
+    "default_out",
+    "evaluate_claims",
+    "factor_key",
+    "format_claims",
+    "least_squares_on",
+    "pass_budget",
+    "print_summary",
+    "quick_shape",
+    "reach",
+    "reference",
+    "run",
+    "run_method",
+    "same_iterates",
+    "standin_problem",
+    "targets_text",
+    "tune",
+    "tuned_factor",
+    "warm_up",
+]
+
+
+class _Labels:
+    """``LABELS[m]``: the registry's label of method ``m`` (kept for older callers; use
+    :func:`rgrasp_viz.solvers.registry.method_label`)."""
+
+    def __getitem__(self, method):
+        return method_label(method)
+
+
+LABELS = _Labels()
