@@ -8,8 +8,9 @@ Both problems of the paper are finite sums over samples of a loss of the *margin
 * ``"logistic"`` -- sparsity-constrained logistic regression,
   :math:`f_i(a) = \\log(1 + \\exp(-y_i a))` with labels :math:`y_i \\in \\{-1, +1\\}`.
 
-The objective is :math:`F(\\mathbf{x}) = \\frac1n \\sum_i f_i(\\mathbf{w}_i^T \\mathbf{x})`,
-so everything reduces to the margins ``W @ x`` plus a scalar function of each margin.
+The objective is :math:`F(\\mathbf{x}) = \\frac1n \\sum_i f_i(\\mathbf{w}_i^T \\mathbf{x})`
+(plus an optional ridge term :math:`\\frac{\\lambda}{2}\\|\\mathbf{x}\\|^2`, ``l2``, 0 in
+the paper), so everything reduces to the margins ``W @ x`` plus a scalar function of each margin.
 This module is the readable reference implementation (no numba): the compiled kernels
 and the tests are checked against it.
 """
@@ -128,7 +129,7 @@ def loss_derivative(margins, y, loss):
     return -y * expit(-y * a)
 
 
-def objective(W, y, x, loss):
+def objective(W, y, x, loss, l2=0.0):
     """Objective :math:`F(x) = \\frac1n \\sum_i f_i(w_i^T x)`.
 
     Parameters
@@ -141,19 +142,22 @@ def objective(W, y, x, loss):
         Model parameter.
     loss : {"squares", "logistic"}
         Which loss.
+    l2 : float, default 0
+        Optional ridge term ``(l2 / 2) ||x||^2`` (0: the paper's objective).
 
     Returns
     -------
     float
         ``1/(2n) ||y - W x||^2`` for squares,
-        ``1/n sum_i log(1 + exp(-y_i w_i^T x))`` for logistic.
+        ``1/n sum_i log(1 + exp(-y_i w_i^T x))`` for logistic (plus the ridge term).
     """
     x = np.asarray(x, dtype=np.float64)
     margins = np.asarray(W @ x, dtype=np.float64).ravel()
-    return float(np.mean(sample_losses(margins, y, loss)))
+    f = float(np.mean(sample_losses(margins, y, loss)))
+    return f + 0.5 * l2 * float(x @ x) if l2 else f
 
 
-def gradient(W, y, x, loss, margins=None):
+def gradient(W, y, x, loss, margins=None, l2=0.0):
     """Full gradient :math:`\\nabla F(x) = \\frac1n W^T f'(W x)`.
 
     Parameters
@@ -168,6 +172,8 @@ def gradient(W, y, x, loss, margins=None):
         Which loss.
     margins : array_like of float, shape (n,), optional
         Precomputed ``W @ x``; computed here when omitted.
+    l2 : float, default 0
+        Optional ridge term: adds ``l2 * x``.
 
     Returns
     -------
@@ -185,10 +191,12 @@ def gradient(W, y, x, loss, margins=None):
     g = loss_derivative(margins, y, loss)
     n = W.shape[0]
     grad = np.asarray(W.T @ g, dtype=np.float64).ravel() / n
+    if l2:
+        grad += l2 * np.asarray(x, dtype=np.float64)
     return grad, margins
 
 
-def sample_gradient(W, y, x, i, loss):
+def sample_gradient(W, y, x, i, loss, l2=0.0):
     """Gradient of the single component :math:`f_i` at `x`.
 
     Parameters
@@ -203,6 +211,8 @@ def sample_gradient(W, y, x, i, loss):
         Sample index (negative indices count from the end, as in NumPy).
     loss : {"squares", "logistic"}
         Which loss.
+    l2 : float, default 0
+        Optional ridge term, shared by every component: adds ``l2 * x``.
 
     Returns
     -------
@@ -233,10 +243,10 @@ def sample_gradient(W, y, x, i, loss):
         out = np.zeros(d)
         # add.at rather than assignment: stays correct if the CSR has duplicate entries
         np.add.at(out, idx, coef * vals)
-        return out
+        return out + l2 * x if l2 else out
     row = np.asarray(W[i], dtype=np.float64).ravel()
     coef = loss_derivative(np.array([row @ x]), yi, loss)[0]
-    return coef * row
+    return coef * row + l2 * x if l2 else coef * row
 
 
 def curvature_bound(loss):

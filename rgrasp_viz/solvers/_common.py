@@ -34,6 +34,9 @@ class Method:
         self.sparse = sp.issparse(problem.W)
         if self.sparse:
             self.csr = csr_arrays(problem.W)
+        if problem.l2 and params.spec.stochastic:  # until the epoch kernels take it
+            raise NotImplementedError("the ridge term l2 is not yet supported by the "
+                                      "stochastic methods")
 
     @property
     def data(self):
@@ -45,12 +48,14 @@ class Method:
         on dense data cost O(n s)); the per-sample derivatives are SVRG's snapshot terms."""
         g = np.empty(self.d)
         deriv = np.empty(self.n)
+        sup = np.flatnonzero(x)
         if self.sparse:
             K.full_gradient_csr(*self.csr, self.problem.y, self.loss_code, x, deriv, g)
         else:
-            sup = np.flatnonzero(x)
             K.full_gradient_dense(self.problem.W, self.problem.y, self.loss_code, sup, x[sup],
                                   deriv, g)
+        if self.problem.l2:  # the ridge term: x is sparse, so O(s)
+            g[sup] += self.problem.l2 * x[sup]
         return g, deriv
 
     def svrg_epoch(self, X, z, g, snap_dloss, idx, thr_every, s_keep, n_prev):

@@ -247,7 +247,7 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, inner=
         warn_max_iter(spec.name, params.max_iter)
     meta = {
         "method": spec.name, "loss": prob.loss, "n": prob.n, "sparse": bool(prob.is_sparse),
-        "problem": getattr(prob, "name", None), "s": params.s, "eta": params.eta,
+        "problem": getattr(prob, "name", None), "l2": prob.l2, "s": params.s, "eta": params.eta,
         "eta_rule": params.eta_rule, "eta_initial": eta0, "eta_halvings": halvings,
         "safeguard_passes": spent_passes,
         "J": params.J, "m": params.m, "inner": params.inner, "batch_size": params.batch_size,
@@ -415,7 +415,7 @@ def _cause(params):
 
 def _objective(prob, x):
     """F(x) on an iterate the solver produced (already validated: skip Problem's checks)."""
-    return losses.objective(prob.W, prob.y, x, prob.loss)
+    return losses.objective(prob.W, prob.y, x, prob.loss, prob.l2)
 
 
 def _record(builder, impl, prob, t, out, ws):

@@ -96,6 +96,8 @@ class SubProblem:
     n, d, s : int
         Samples, features, sparsity level.
     loss : {"squares", "logistic"}
+    l2 : float
+        The problem's ridge term (``fun`` and ``grad`` include it).
     eta : float
         The step size of the run: the user's, or the default rule of the method's registry
         entry.
@@ -120,6 +122,7 @@ class SubProblem:
         self.n = problem.n
         self.d = problem.d
         self.loss = problem.loss
+        self.l2 = problem.l2
         self.passes = 0.0
         self._W = None
 
@@ -138,14 +141,18 @@ class SubProblem:
 
     def fun(self, z):
         """``F`` at the vector equal to ``z`` on ``T`` and zero elsewhere."""
-        a = np.asarray(self.W @ self._z(z)).ravel()
-        return float(np.mean(losses.sample_losses(a, self.y, self.loss)))
+        z = self._z(z)
+        a = np.asarray(self.W @ z).ravel()
+        f = float(np.mean(losses.sample_losses(a, self.y, self.loss)))
+        return f + 0.5 * self.l2 * float(z @ z) if self.l2 else f
 
     def grad(self, z):
         """The gradient of ``F`` over the coordinates ``T`` at ``z`` (length ``|T|``)."""
-        a = np.asarray(self.W @ self._z(z)).ravel()
+        z = self._z(z)
+        a = np.asarray(self.W @ z).ravel()
         r = losses.loss_derivative(a, self.y, self.loss)
-        return np.asarray(self.W.T @ r).ravel() / self.n
+        g = np.asarray(self.W.T @ r).ravel() / self.n
+        return g + self.l2 * z if self.l2 else g
 
     def add_passes(self, k):
         """Declare the work done, in effective passes (a sweep over the ``n`` samples counts

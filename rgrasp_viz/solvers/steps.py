@@ -27,7 +27,8 @@ def restricted_row_smoothness(problem, k):
     This is the average restricted smoothness of the per-sample losses ``f_i`` over k-sparse
     directions (for least squares the Hessian of ``f_i`` is ``w_i w_i^T``).  It is the sum of
     the ``k`` largest squared entries of each row: exact for CSR data, estimated on at most
-    512 evenly spaced rows for dense data.  Cached on the problem.
+    512 evenly spaced rows for dense data; plus the ridge term ``l2`` of the problem.
+    Cached on the problem.
     """
     k = int(min(max(k, 1), problem.d))
 
@@ -48,7 +49,7 @@ def restricted_row_smoothness(problem, k):
             if k < problem.d:
                 rows = np.partition(rows, problem.d - k, axis=1)[:, problem.d - k :]
             est = float(rows.sum(axis=1).mean())
-        return est * losses.curvature_bound(problem.loss)
+        return est * losses.curvature_bound(problem.loss) + problem.l2
 
     return problem.cached(("row", k), compute)
 
@@ -59,7 +60,8 @@ def restricted_smoothness(problem, k, n_power=30):
     ``S`` is the set of the ``k`` columns most correlated with ``y`` (the largest
     ``|W^T y|``, i.e. the first gradient directions from ``x = 0``): a cheap, deterministic
     estimate of the restricted smoothness of ``F`` at sparsity ``k``, which (unlike column
-    norms) sees correlated designs such as setting 2.  Cached on the problem.
+    norms) sees correlated designs such as setting 2; plus the ridge term ``l2``.  Cached on
+    the problem.
     """
     k = int(min(max(k, 1), problem.d))
 
@@ -77,7 +79,7 @@ def restricted_smoothness(problem, k, n_power=30):
             if lam == 0.0:
                 break
             v = u / lam
-        return lam * losses.curvature_bound(problem.loss)
+        return lam * losses.curvature_bound(problem.loss) + problem.l2
 
     return problem.cached(("col", k), compute)
 

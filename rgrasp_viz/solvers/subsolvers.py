@@ -56,13 +56,16 @@ class Fit:
     message: str | None = None
 
 
-def _least_squares(WT, y):
-    """argmin_b ||W_T b - y||: Cholesky on the normal equations (|T| <= 3s is small), with a
-    rank-revealing least-squares fallback when ``W_T`` is rank deficient or wide."""
+def _least_squares(WT, y, l2=0.0):
+    """argmin_b ||W_T b - y||^2 / (2n) + (l2/2) ||b||^2: Cholesky on the normal equations
+    (|T| <= 3s is small), with a rank-revealing least-squares fallback when ``W_T`` is rank
+    deficient or wide."""
     G = WT.T @ WT
-    G = G.toarray() if sp.issparse(G) else G
+    G = G.toarray() if sp.issparse(G) else np.array(G)
+    if l2:
+        G[np.diag_indices_from(G)] += l2 * WT.shape[0]
     r = np.asarray(WT.T @ y).ravel()
-    if WT.shape[1] <= WT.shape[0]:
+    if WT.shape[1] <= WT.shape[0] or l2:
         try:
             return scipy.linalg.cho_solve(scipy.linalg.cho_factor(G, check_finite=False), r,
                                           check_finite=False)
@@ -71,14 +74,14 @@ def _least_squares(WT, y):
     return scipy.linalg.lstsq(G, r, lapack_driver="gelsd", check_finite=False)[0]
 
 
-def _logistic(WT, y, z0, maxiter):
+def _logistic(WT, y, z0, maxiter, l2=0.0):
     n = WT.shape[0]
 
     def fun(z):
         a = WT @ z
-        f = float(np.mean(losses.sample_losses(a, y, "logistic")))
+        f = float(np.mean(losses.sample_losses(a, y, "logistic"))) + 0.5 * l2 * float(z @ z)
         grad = np.asarray(WT.T @ losses.loss_derivative(a, y, "logistic")).ravel() / n
-        return f, grad
+        return f, grad + l2 * z
 
     res = scipy.optimize.minimize(fun, z0, jac=True, method="L-BFGS-B",
                                   options={"maxiter": maxiter, "gtol": 1e-10, "ftol": 1e-15})
@@ -111,16 +114,17 @@ def exact_fit(method, cols, z0):
     WT = gather_columns(problem.W, cols)
     y = problem.y
     if problem.loss == "squares":
-        return Fit(_least_squares(WT, y), 1.0)
-    b, passes = _logistic(WT, y, z0, method.p.sub_maxiter)
+        return Fit(_least_squares(WT, y, problem.l2), 1.0)
+    b, passes = _logistic(WT, y, z0, method.p.sub_maxiter, problem.l2)
     margin = float(np.min(y * np.asarray(WT @ b).ravel()))
-    if margin > 0.0:
+    if margin > 0.0 and not problem.l2:
         return Fit(b, passes, 2, (
             f"the exact logistic fit on {len(cols)} coordinates has no finite minimiser: the "
             f"samples are linearly separable on those coordinates (smallest margin "
             f"{margin:.3g} > 0, ||b|| = {np.linalg.norm(b):.3g}); the exact step is "
-            f"ill-posed for unregularised logistic loss here: use more samples, a smaller s, "
-            f"or a stochastic method with a bounded inner loop"))
+            f"ill-posed for unregularised logistic loss here: add a small ridge term "
+            f"(Problem(..., l2=1e-4)), use more samples or a smaller s, or a stochastic "
+            f"method with a bounded inner loop"))
     return Fit(b, passes)
 
 
