@@ -11,8 +11,33 @@ import pytest
 
 def pytest_configure(config):
     config.addinivalue_line(
-        "markers", "browser: drives a real Chromium (Voila / JupyterLab) with Playwright"
+        "markers", "browser: drives a real Chromium (Voila, JupyterLab, the site, kaleido)"
     )
+    config.addinivalue_line(
+        "markers", "slow: takes seconds to minutes (notebooks, subprocess runs, browsers); "
+                   "`pytest -m 'not slow'` is the quick loop"
+    )
+
+
+SLOW_FILES = {"test_notebooks.py", "test_binder.py", "test_browser.py", "test_site.py",
+              "test_animate.py", "test_reproduce_output.py", "test_cli.py"}
+"""Test files whose tests are slow as a whole (kernels, browsers, subprocess runs)."""
+
+SLOW_TESTS = {"test_recovery.py", "test_statuses.py::test_a_converged_run_ends_within"}
+"""Single slow tests (or files), by ``file`` or ``file::name prefix``."""
+
+
+def pytest_collection_modifyitems(config, items):
+    """Markers from one table: ``browser`` for every test that needs Chromium, ``slow`` for
+    the files and tests listed above (so ``-m "not slow"`` is a quick loop)."""
+    for item in items:
+        file = Path(str(item.fspath)).name
+        if "chromium_path" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.slow)
+        if file in SLOW_FILES or file in SLOW_TESTS or any(
+                f"{file}::{item.name}".startswith(t) for t in SLOW_TESTS if "::" in t):
+            item.add_marker(pytest.mark.slow)
 
 
 def _unavailable(reason: str):
