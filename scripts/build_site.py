@@ -219,7 +219,9 @@ def sphinx_build(src, out, work):
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
     if proc.returncode != 0:
         raise BuildError(f"Sphinx failed (warnings are errors):\n{proc.stderr[-6000:]}")
-    for junk in (".buildinfo", ".doctrees"):
+    # the themes' Jinja macro files land in _static as they are: templates, not pages
+    for junk in ("_static/webpack-macros.html", "_static/sbt-webpack-macros.html",
+                 ".buildinfo", ".doctrees"):
         p = out / junk
         if p.is_dir():
             shutil.rmtree(p)
@@ -249,6 +251,12 @@ def remote_references(out):
     return found
 
 
+def site_pages(out):
+    """The HTML pages of a built site (relative paths), without Sphinx's own folders."""
+    return sorted(p.relative_to(out).as_posix() for p in out.rglob("*.html")
+                  if not p.relative_to(out).parts[0].startswith("_"))
+
+
 def tree_size(path):
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
@@ -273,7 +281,7 @@ def build(out, work, notebooks=None):
         listing = "\n".join(f"  {p.relative_to(out)}: {u}" for p, u in remote[:30])
         raise BuildError(f"{len(remote)} resource(s) would be fetched from another host:\n"
                          f"{listing}")
-    pages = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.html"))
+    pages = site_pages(out)
     facts = {"pages": pages, "bytes": tree_size(out), "seconds": time.perf_counter() - t0,
              "sphinx_seconds": t2 - t1, "notebooks": [p.name for p in notebooks]}
     (out / "site-build.json").write_text(json.dumps(facts, indent=1), encoding="utf-8")

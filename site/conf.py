@@ -82,3 +82,6 @@ def _even_underlines(app, what, name, obj, options, lines):
 
 def setup(app):
     app.connect("autodoc-process-docstring", _even_underlines)
+    # MathJax on every page: the navigation shows notebook titles with mathematics on pages
+    # that have none of their own (search, index)
+    app.set_html_assets_policy("always")
