@@ -475,7 +475,7 @@ def _write_gif(path, images, durations):
     frames = [im.quantize(palette=pal, dither=Image.Dither.NONE) for im in images]
     with atomic_path(path) as tmp:
         frames[0].save(tmp, format="GIF", save_all=True, append_images=frames[1:],
-                       duration=durations, loop=0, disposal=1, optimize=False)
+                       duration=durations, loop=0, disposal=1)
 
 
 def _write_mp4(path, images, fps, hold_frames, encoder):
