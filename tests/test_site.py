@@ -20,6 +20,7 @@ fail when ``CI`` is set.
 
 from __future__ import annotations
 
+import base64
 import functools
 import http.server
 import importlib.util
@@ -31,7 +32,10 @@ import threading
 import urllib.parse
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+import rgrasp_viz as rv
 
 ROOT = Path(__file__).resolve().parents[1]
 NB_DIR = ROOT / "notebooks"
@@ -346,3 +350,119 @@ def test_figures_on_the_site_answer_the_mouse(served, chromium_path):
                 arg=[gd.element_handle(), before], timeout=10_000)
         finally:
             browser.close()
+
+
+# -- static copies of the dashboards (rgrasp_viz.viz.static) ------------------------------------
+
+
+def test_thin_figure_keeps_whole_marks_and_the_ends():
+    from rgrasp_viz.viz.static import thin_figure
+
+    n = 3000
+    xs = np.repeat(np.arange(n, dtype=float), 3)
+    xs[2::3] = np.nan
+    ys = np.tile([0.0, 1.0, np.nan], n)
+    line = np.linspace(0, 1, 10_000)
+    fig = {"data": [
+        {"type": "scatter", "x": xs, "y": ys, "meta": {"role": "marks"}},
+        {"type": "scatter", "x": line, "y": line ** 2, "marker": {"size": np.ones(10_000)}},
+        {"type": "scatter", "x": [0, 1], "y": [1, 2]},
+        {"type": "heatmap", "z": np.zeros((200, 200))},
+    ], "layout": {"meta": {"x": 1}}}
+    out = thin_figure(fig, max_points=600)
+    marks, curve, small, heat = out["data"]
+    assert len(marks["x"]) % 3 == 0 and len(marks["x"]) <= 600
+    assert np.isnan(marks["x"][2::3]).all() and not np.isnan(marks["x"][0::3]).any()
+    assert marks["x"][0] == 0 and marks["x"][-3] == n - 1  # first and last mark kept
+    assert marks["meta"] == {"role": "marks", "thinned_from": 3 * n}
+    assert len(curve["x"]) <= 600 and curve["x"][0] == 0 and curve["x"][-1] == 1
+    assert np.allclose(curve["y"], curve["x"] ** 2)  # x and y thinned alike
+    assert len(curve["marker"]["size"]) == len(curve["x"])
+    assert small == fig["data"][2] and heat["z"] is fig["data"][3]["z"]  # left as they were
+    assert out["layout"]["meta"] == {"x": 1, "static_thinned": 2}
+    assert len(fig["data"][0]["x"]) == 3 * n  # the input is not modified
+    # plotly's base64 arrays (what FigureWidget.to_plotly_json gives) are read too
+    b64 = {"dtype": "f8", "bdata": base64.b64encode(line.tobytes()).decode()}
+    out = thin_figure({"data": [{"type": "scatter", "x": b64, "y": b64}], "layout": {}},
+                      max_points=100)
+    assert len(out["data"][0]["x"]) <= 100 and out["data"][0]["x"][-1] == 1
+
+
+@pytest.fixture(scope="module")
+def dashboards():
+    """A Player, a Comparison and an Explorer on small problems (no kernel needed)."""
+    prob = rv.make_regression(n=120, d=60, s_star=4, random_state=1)
+    res = rv.solve(prob, "svrgsp+", s=5, max_iter=4, record_iterates=True, random_state=0,
+                   warn=False)
+    return {"play": rv.play(res),
+            "compare": rv.compare(prob, methods=["svrght", "svrgsp"], s=5, max_iter=4),
+            "explore": rv.explore(prob, method="svrgsp", s=5, debounce=0, max_iter=4)}
+
+
+def test_dashboards_add_a_static_copy_next_to_the_live_widget(dashboards):
+    from rgrasp_viz.viz.static import BINDER_LAB
+
+    n_figs = {"play": 3, "compare": 2 + 2, "explore": 3}
+    for name, dash in dashboards.items():
+        bundle = dash._repr_mimebundle_()
+        assert WIDGET_MIME in bundle and "text/plain" in bundle, name  # the live widget
+        text = bundle["text/html"]
+        assert text.count('class="rgrasp-static-figure"') == n_figs[name], name
+        assert f'href="{BINDER_LAB}"' in text and "live version" in text.lower(), name
+        assert "http" not in re.sub(r'href="[^"]*"', "", text), name  # no fetch, links only
+        assert dash._repr_mimebundle_()["text/html"] == text, name  # stable ids
+    # a replay's static copy shows its end, not the empty start
+    player = dashboards["play"]
+    assert "last of" in player._repr_mimebundle_()["text/html"]
+
+
+def test_comparison_copy_of_a_long_svrght_run_stays_small():
+    """Notebook 2 compares full classroom runs: tens of thousands of SVRGHT marks."""
+    prob = rv.make_regression("classroom", random_state=0)
+    cmp_ = rv.compare(prob, methods=["svrght", "svrgsp"], s=24)
+    n_marks = sum(len(d.x) for d in cmp_.fig_timeline.data
+                  if (d.meta or {}).get("role") == "marks")
+    text = cmp_._repr_mimebundle_()["text/html"]
+    assert n_marks > 30_000 and len(text) < 250_000, (n_marks, len(text))
+
+
+@pytest.mark.browser
+def test_static_copies_draw_in_a_browser_offline(dashboards, tmp_path, chromium_path):
+    """The HTML of the copies, on a page with the site's plotly.js only: every figure drawn
+    with data, no error, no request off the machine."""
+    import plotly
+
+    js = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    shutil.copy2(js, tmp_path / "plotly.min.js")
+    body = "\n".join(d._repr_mimebundle_()["text/html"] for d in dashboards.values())
+    (tmp_path / "index.html").write_text(
+        '<!doctype html><html><head><script src="plotly.min.js"></script></head>'
+        f"<body>{body}</body></html>", encoding="utf-8")
+    handler = functools.partial(_QuietHandler, directory=str(tmp_path))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    playwright = pytest.importorskip("playwright.sync_api")
+    blocked, errors = [], []
+    try:
+        with playwright.sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS,
+                                         headless=True)
+            try:
+                page = browser.new_page()
+                page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(base)
+                           else (blocked.append(r.request.url), r.abort()))
+                page.on("pageerror", lambda e: errors.append(str(e)))
+                page.goto(f"{base}/index.html", wait_until="load")
+                figs = page.evaluate(PAGE_JS)["figures"]
+                page.screenshot(path=str(SCREENSHOTS / "static-dashboards.png"),
+                                full_page=True)
+            finally:
+                browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert blocked == [] and errors == []
+    assert len(figs) == 3 + 4 + 3
+    assert all(f["plotly"] and f["traces"] > 0 and f["points"] > 0 and f["height"] > 50
+               for f in figs), figs
