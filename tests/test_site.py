@@ -411,6 +411,11 @@ def test_dashboards_add_a_static_copy_next_to_the_live_widget(dashboards):
         assert f'href="{BINDER_LAB}"' in text and "live version" in text.lower(), name
         assert "http" not in re.sub(r'href="[^"]*"', "", text), name  # no fetch, links only
         assert dash._repr_mimebundle_()["text/html"] == text, name  # stable ids
+    # an explorer whose only run diverged has nothing to draw: its copy says why
+    prob = rv.make_regression(n=120, d=60, s_star=4, random_state=1)
+    bad = rv.explore(prob, method="svrgsp", s=5, debounce=0, eta=50.0, max_iter=4)
+    text = bad._repr_mimebundle_()["text/html"]
+    assert bad.result is None and "rgrasp-static-figure" not in text and "diverged" in text
     # a replay's static copy shows its end, not the empty start
     player = dashboards["play"]
     assert "last of" in player._repr_mimebundle_()["text/html"]

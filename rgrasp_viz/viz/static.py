@@ -239,9 +239,12 @@ def explorer_bundle(dash, widget_bundle):
     """Static copy of an :class:`~rgrasp_viz.viz.dashboards.Explorer`: its three figures
     (convergence, thresholding timeline, support raster) as they are now."""
     res = getattr(dash, "result", None)
-    what = "rv.explore" if res is None else f"rv.explore ({res.trace.method}, last solve)"
+    if res is None:  # nothing solved without diverging: the figures are empty
+        error = getattr(dash, "error", None) or "no run to show"
+        return static_bundle(widget_bundle, [], title=f"rv.explore: {error}")
     figs = [dash.fig_convergence, dash.fig_timeline, dash.fig_raster]
-    return static_bundle(widget_bundle, figs, title=what)
+    return static_bundle(widget_bundle, figs,
+                         title=f"rv.explore ({res.trace.method}, last solve)")
 
 
 def _with_cursor(fig_json, x):
