@@ -2,7 +2,8 @@
 #   make lab   -> install into .venv and open the course (JupyterLab on notebooks/; the main job)
 #   make test  -> install into .venv (with test extras) and run every test
 # Others: make demo (command-line comparison table), make app (the dashboard as a Voila app),
-#         make notebooks (re-execute the course notebooks), make bench (benchmarks).
+#         make notebooks (re-execute the course notebooks), make bench (benchmarks),
+#         make site (the course as a static website in build/site).
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -59,6 +60,26 @@ test: install-test chromium
 bench: $(PY)
 	$(PY) -m pip install -e ".[bench]"
 	for f in benchmarks/bench_*.py; do $(PY) $$f || exit 1; done
+
+# The course as a static website in build/site (scripts/build_site.py): Sphinx + MyST-NB from
+# PyPI (the site extra), MathJax from the npm registry (npm installed with apt-get when missing
+# and we are root), plotly.js from the installed plotly package. Open it with
+#   python -m http.server -d build/site   ->  http://localhost:8000
+.PHONY: site npm
+site: $(PY) npm
+	$(PY) -m pip install -e ".[site]"
+	$(PY) scripts/build_site.py
+
+npm:
+	@if ! command -v npm >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "Installing npm with apt-get (the site bundles MathJax from the npm registry)"; \
+	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y npm; \
+	  else \
+	    echo "NOTE: npm not found and no root+apt-get to install it; the site build needs it" \
+	      "once to fetch MathJax (install Node.js and npm)"; \
+	  fi; \
+	fi
 
 clean:
 	rm -rf $(VENV) build *.egg-info

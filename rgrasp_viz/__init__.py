@@ -34,7 +34,8 @@ from .solvers import (  # noqa: E402
 )
 from .trace import Trace  # noqa: E402
 
-_LAZY = {"explore": "dashboards", "play": "dashboards", "compare": "dashboards"}
+_LAZY = {"explore": "dashboards", "play": "dashboards", "compare": "dashboards",
+         "animate": "animate"}
 
 
 def __getattr__(name):

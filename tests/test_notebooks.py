@@ -35,6 +35,7 @@ MAX_BYTES = 1_000_000
 IGNORE_TAG = "nbval-ignore-output"
 
 EXPECTED = (
+    "00-visual-explainer.ipynb",
     "01-hard-thresholding.ipynb",
     "02-svrght-vs-svrgsp.ipynb",
     "03-rgrasp-framework.ipynb",

@@ -36,6 +36,7 @@ from ..problems import as_problem, make_regression
 from ..solvers import default_eta, solve
 from ..solvers.registry import get_method, method_names
 from . import figures as F
+from . import static
 
 __all__ = ["Comparison", "Debouncer", "Explorer", "Player", "compare", "explore", "play"]
 
@@ -652,6 +653,11 @@ class Explorer(widgets.VBox):
         self.debouncer.close()
         super().close()
 
+    def _repr_mimebundle_(self, **kwargs):
+        """The live widget, plus a static copy of the figures for pages without a kernel
+        (:func:`rgrasp_viz.viz.static.explorer_bundle`)."""
+        return static.explorer_bundle(self, super()._repr_mimebundle_(**kwargs))
+
 
 def _blank(trace_dict):
     out = dict(trace_dict)
@@ -831,6 +837,11 @@ class Player(widgets.VBox):
         with self.fig_support.batch_update():
             self.fig_support.data[self._cursor_index].x = [cur, cur]
         self._update_label(i)
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The live widget, plus a static copy of the figures for pages without a kernel
+        (:func:`rgrasp_viz.viz.static.player_bundle`)."""
+        return static.player_bundle(self, super()._repr_mimebundle_(**kwargs))
 
 
 def play(result_or_trace, **kwargs):
@@ -1017,6 +1028,11 @@ class Comparison(widgets.VBox):
                          f"{1e3 * st['time']:.1f} ms</td>")
         cells = "".join(cells)
         self.counts.value = f"<table><tr>{cells}</tr></table>"
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The live widget, plus a static copy of the figures for pages without a kernel
+        (:func:`rgrasp_viz.viz.static.comparison_bundle`)."""
+        return static.comparison_bundle(self, super()._repr_mimebundle_(**kwargs))
 
 
 def compare(problem=None, methods=("svrght", "svrgsp", "svrgsp+"), **kwargs):
