@@ -53,7 +53,7 @@ notebooks: install-test
 demo: install
 	$(PY) -m rgrasp_viz demo
 
-test: install-test chromium
+test: install-test chromium npm
 	$(PY) -m ruff check rgrasp_viz tests benchmarks scripts
 	$(PY) -m pytest
 
