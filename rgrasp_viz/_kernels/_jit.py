@@ -32,14 +32,12 @@ except ImportError:  # pragma: no cover
 
 _INTERNAL = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
 """Options for kernels only ever called from other kernels: no Python / C entry points to
-generate, which shortens compilation on a cold cache (about 10 % for a first solve).
+generate, which shortens compilation on a cold cache.
 
 Small helpers called inside the epoch loops are also declared ``inline="always"`` (inlined
 in Numba IR, so they are typed and lowered as part of their caller instead of as separate
-functions), with the same iterates bit for bit.  On a cold cache the first SVRGSP+ solve
-went from a median of 5.6 s to 4.7 s in one series of 6 alternating runs; a later series
-(with ``_after_step`` also inlined) was within the machine's noise, so the gain is at most
-that size."""
+functions), with the same iterates bit for bit (benchmarks/bench_core.py (d) measures the
+first solve on a cold cache)."""
 
 _UNSET = object()
 _fallback_dir = _UNSET  # the fallback cache folder once chosen (None: no on-disk cache)

@@ -11,8 +11,8 @@ lower index, in O(p) average time:
    lowest-indexed ``|v| == tau``.
 
 If the estimate overshoots (fewer than k candidates) every index becomes a candidate, so the
-result is always exact; only the speed depends on the estimate.  Measured inside Numba this is
-about 2.5x faster than ``np.argpartition``.
+result is always exact; only the speed depends on the estimate (benchmarks/bench_core.py
+compares it with ``np.argpartition``).
 """
 
 from __future__ import annotations

@@ -112,10 +112,10 @@ class WorkingColumns:
     The columns live in one C-contiguous ``n x cap`` buffer, in slots: a column that stays in
     ``T`` keeps its slot, an entering column is copied from ``W`` into a freed slot, and when
     ``T`` shrinks the columns stranded beyond ``|T|`` move down into the remaining holes, so
-    the first ``|T|`` columns are always live.  From one outer iteration to the next 50-90 %
-    of ``T`` stays (measured on the classroom problem and setting 1), and a column of ``W``
-    costs a cache line per row, so this reads a fraction of what a fresh gather reads.  The
-    slot bookkeeping is O(|T|) NumPy; only the copies run in a kernel.
+    the first ``|T|`` columns are always live.  Most of ``T`` stays from one outer iteration to
+    the next, and a column of ``W`` costs a cache line per row, so this reads a fraction of
+    what a fresh gather reads.  The slot bookkeeping is O(|T|) NumPy; only the copies run in
+    a kernel.
     """
 
     def __init__(self, W, cap):
