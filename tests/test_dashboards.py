@@ -17,8 +17,10 @@ import plotly.graph_objects as go
 import pytest
 
 import rgrasp_viz as rv
+from rgrasp_viz.solvers.registry import get_method, method_names
 from rgrasp_viz.viz import dashboards as D
 from rgrasp_viz.viz import figures as F
+from rgrasp_viz.viz.dashboards import controls as C
 
 SMALL = {"n": 200, "d": 300, "seed": 1, "noise": 0.01}
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,9 +50,13 @@ def dash():
 
 def test_explore_is_a_widget_with_the_promised_controls(dash):
     assert isinstance(dash, widgets.VBox)
-    assert set(dash.sliders) == {"s", "eta", "J", "m", "n", "d", "noise", "seed"}
-    for key, w in dash.sliders.items():
+    assert set(dash.controls) == {"s", "eta", "J", "m", "batch_size", "inner", "n", "d",
+                                  "noise", "seed"}
+    assert set(dash.sliders) == set(dash.controls) - {"inner"}
+    for key, w in dash.controls.items():
         assert w.description == key
+        assert w in [c for box in dash.children[0].children for c in box.children]
+    assert dash.controls["inner"].value == C.default_reading()
     assert dash.method.description == "method"
     assert set(dash.method.options) >= {("SVRGSP+", "svrgsp+"), ("SVRGHT", "svrght")}
     assert dash.status in dash.children
@@ -88,8 +94,10 @@ def test_each_slider_resolves_with_its_value(dash, key, value, meta_key):
     res = dash.result
     assert res.trace.meta[meta_key] == pytest.approx(value)
     changed = {k for k, f in dash.figures.items() if arrays(f) != before[k]}
-    # m only moves SVRGSP+'s inner H_|T| marks (restricted inner iterate: H_|T| keeps all)
-    assert changed == ({"convergence", "timeline"} if key == "m" else set(dash.figures))
+    # in our reading (z on T) m only moves SVRGSP+'s inner H_|T| marks: H_|T| keeps all of z
+    on_T = dash.controls["inner"].value == "on_T"
+    assert changed == ({"convergence", "timeline"} if key == "m" and on_T
+                       else set(dash.figures))
     # the figures show exactly the new run
     gaps = by_role(dash.fig_convergence, "gap")
     np.testing.assert_array_equal(gaps[-1].x, res.trace.passes)
@@ -99,6 +107,54 @@ def test_each_slider_resolves_with_its_value(dash, key, value, meta_key):
     marks = by_role(dash.fig_timeline, "marks")
     assert sum(t.meta["count"] for t in marks) == int(res.trace.n_thresholds[-1])
     assert dash.error is None and "SVRGSP+" in dash.status.value
+
+
+def test_controls_follow_the_registry_flags(dash):
+    """Every registered method enables exactly the controls its MethodSpec flags say it uses."""
+    flags = {"eta": "has_step", "J": "epoch", "m": "uses_m", "batch_size": "uses_batch"}
+    for name in method_names():
+        spec = get_method(name)
+        dash.method.value = name  # re-solves (small problem)
+        for key, flag in flags.items():
+            assert dash.controls[key].disabled is (not getattr(spec, flag)), (name, key)
+        assert dash.controls["inner"].disabled is (not spec.readings), name
+        for key in ("s", "seed", "n", "d", "noise"):
+            assert not dash.controls[key].disabled, (name, key)
+        assert dash.result is None or dash.last_result.method == name
+
+
+@pytest.mark.parametrize("method, key, value, meta_key", [
+    ("sght", "batch_size", 7, "batch_size"),
+    ("svrgsp", "inner", "on_T", "inner"),
+    ("svrgsp", "inner", "paper", "inner"),
+])
+def test_method_specific_controls_resolve_with_their_value(method, key, value, meta_key):
+    dash = rv.explore(debounce=0, cost=1e-6, n=500, d=1000, seed=1, noise=0.01,
+                      method=method)
+    other = next(v for v in (["on_T", "paper"] if key == "inner" else [11])
+                 if v != value)
+    dash.set(**{key: other})
+    dash.controls[key].value = value
+    res = dash.last_result
+    assert res.trace.meta[meta_key] == value
+    s = dash.controls["s"].value
+    # a new reading or batch size moves eta to the default step size of the new setting
+    expected = rv.default_eta(dash.problem, method, s, inner=dash.controls["inner"].value,
+                              batch_size=dash.controls["batch_size"].value)
+    assert res.trace.meta["eta"] == pytest.approx(expected)
+    assert dash.controls["eta"].value == pytest.approx(expected)
+    dash.close()
+
+
+def test_solve_kwargs_only_pass_what_the_method_uses():
+    prob = rv.make_regression(n=100, d=200, random_state=0)
+    params = {"s": 500, "eta": 0.1, "J": 20, "m": 50, "batch_size": 1000, "inner": "paper",
+              "seed": 3, "n": 100, "d": 200, "noise": 0.0}
+    assert C.solve_kwargs(get_method("grasp"), params, prob) == {"s": 200, "random_state": 3}
+    kw = C.solve_kwargs(get_method("svrgsp+"), params, prob)
+    assert kw == {"s": 200, "eta": 0.1, "J": 20, "m": 20, "inner": "paper", "random_state": 3}
+    kw = C.solve_kwargs(get_method("sght"), params, prob)
+    assert kw == {"s": 200, "eta": 0.1, "batch_size": 100, "random_state": 3}
 
 
 def test_noise_slider_changes_the_problem(dash):
@@ -164,7 +220,7 @@ def test_errors_are_shown_inside_the_dashboard(dash, monkeypatch):
     def boom(*args, **kwargs):
         raise RuntimeError("kaboom from the solver")
 
-    monkeypatch.setattr(D, "solve", boom)
+    monkeypatch.setattr("rgrasp_viz.viz.dashboards.explorer.solve", boom)
     dash.sliders["s"].value = 8
     assert "kaboom from the solver" in dash.status.value
     assert dash.error == "RuntimeError: kaboom from the solver"
@@ -440,7 +496,8 @@ def test_dashboards_load_lazily_from_the_top_level():
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["before"] == [] and out["after"] == ["ipywidgets", "plotly"]
-    assert out["mods"] == ["rgrasp_viz.viz.dashboards"] * 3
+    assert out["mods"] == [f"rgrasp_viz.viz.dashboards.{m}"
+                           for m in ("explorer", "player", "comparison")]
     assert out["names"] == ["explore", "play", "compare"]
     assert rv.explore is D.explore and rv.play is D.play and rv.compare is D.compare
 
