@@ -67,7 +67,7 @@ def test_explore_is_a_widget_with_the_promised_controls(dash):
 
 
 def test_figurewidgets_are_born_with_their_data(dash):
-    """Constructor state (what a browser connecting later receives) holds the full figure."""
+    """Constructor state (what a browser first draws) holds the full figure."""
     res = dash.result
     assert res is not None and res.status != 2
     raster_state = dash.fig_raster._widget_data
@@ -227,19 +227,67 @@ def test_errors_are_shown_inside_the_dashboard(dash, monkeypatch):
     assert arrays(dash.fig_convergence) == before
 
 
-def test_each_change_is_one_batched_update_per_figure(dash):
-    sent = {"update": 0, "restyle": 0, "relayout": 0}
-    for fw in dash.figures.values():
-        for kind in sent:
-            orig = getattr(fw, f"_send_{kind}_msg")
+def _spy_sent(fw):
+    """Messages a LiveFigure sends to the page: (content, buffers)."""
+    sent = []
+    fw.send = lambda content, buffers=None: sent.append((content, buffers or []))
+    return sent
 
-            def spy(*a, _orig=orig, _kind=kind, **k):
-                sent[_kind] += 1
-                return _orig(*a, **k)
 
-            setattr(fw, f"_send_{kind}_msg", spy)
+def test_each_change_is_one_message_per_figure_with_whole_traces(dash):
+    """A change reaches the page as one message per figure: the changed traces and layout
+    whole (the page redraws them with Plotly.react), numbered in sequence."""
+    sent = {k: _spy_sent(fw) for k, fw in dash.figures.items()}
+    seq = {k: fw.seq for k, fw in dash.figures.items()}
     dash.sliders["eta"].value = 0.0017
-    assert sent == {"update": 3, "restyle": 0, "relayout": 0}
+    for key, fw in dash.figures.items():
+        (msg, _), = sent[key]
+        assert msg["kind"] == "rgrasp-figure" and not msg["full"]
+        assert msg["seq"] == seq[key] + 1 == fw.seq
+        assert msg["n_traces"] == len(fw.data)
+        assert sorted(map(int, msg["figure"]["traces"])) == list(range(len(fw.data)))
+        assert "layout" in msg["figure"]
+    # the raster's category axis travels with every update of its layout
+    yaxis = sent["raster"][0][0]["figure"]["layout"]["yaxis"]
+    (hm,) = by_role(dash.fig_raster, "raster")
+    assert yaxis["type"] == "category" and yaxis["categoryorder"] == "array"
+    assert list(yaxis["categoryarray"]) == list(hm.y)
+
+
+def test_a_late_view_gets_the_current_figure(dash):
+    """A view that appears after changes asks for the whole figure and gets Python's."""
+    dash.sliders["seed"].value = 4
+    fw = dash.fig_raster
+    sent = _spy_sent(fw)
+    fw._on_custom_msg(fw, {"kind": "rgrasp-sync"}, [])
+    (msg, buffers), = sent
+    assert msg["full"] and msg["seq"] == fw.seq
+    data = msg["figure"]["data"]
+    assert [t["type"] for t in data] == [t.type for t in fw.data]
+    (hm,) = by_role(fw, "raster")
+    assert data[0]["y"] == list(hm.y) and np.array_equal(np.asarray(data[0]["z"]), hm.z)
+    assert msg["figure"]["layout"]["yaxis"]["categoryarray"] == list(hm.y)
+    assert len(msg["buffer_paths"]) == len(buffers)
+    fw._on_custom_msg(fw, {"kind": "rgrasp-plotly-request"}, [])
+    assert sent[-1][0]["kind"] == "rgrasp-plotly" and "Plotly" in sent[-1][0]["source"]
+
+
+def test_replay_steps_send_only_what_moved(recorded):
+    """Player step: the raster sends its cursor trace only; compare step: the convergence and
+    timeline send their layout (the cursor line) only, never their large traces."""
+    pl = rv.play(recorded)
+    sent = _spy_sent(pl.fig_support)
+    pl.step(1)
+    (msg, _), = sent
+    (cursor,) = [i for i, t in enumerate(pl.fig_support.data) if t.meta["role"] == "cursor"]
+    assert list(msg["figure"]["traces"]) == [str(cursor)] and "layout" not in msg["figure"]
+    cmp_ = rv.compare(rv.make_regression(n=120, d=200, s_star=4, random_state=3),
+                      methods=["svrght", "svrgsp+"], s=5, J=240, max_iter=4, cost=1e-6)
+    sent = {k: _spy_sent(getattr(cmp_, k)) for k in ("fig_convergence", "fig_timeline")}
+    cmp_.slider.value = 7
+    for msgs in sent.values():
+        (msg, _), = msgs
+        assert msg["figure"].get("traces") == {} and "shapes" in msg["figure"]["layout"]
 
 
 def test_rapid_changes_end_on_the_last_value():

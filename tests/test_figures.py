@@ -187,6 +187,11 @@ def test_raster_equals_recorded_supports(runs, method):
         assert rows[labels.index(lab)] in tr.entered(t)
     for t, lab in zip(left.x, left.y, strict=True):
         assert rows[labels.index(lab)] in tr.left(t)
+    # rows are categories in this order, whatever their labels look like ("120"): plotly.js
+    # must never guess a linear axis from them
+    y = fig.layout.yaxis
+    assert (y.type, y.categoryorder, list(y.categoryarray)) == ("category", "array", labels)
+    assert any(lab.isdigit() for lab in labels)
 
 
 def test_raster_row_cap_keeps_true_support(runs):

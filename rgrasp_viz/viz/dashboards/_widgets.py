@@ -2,27 +2,29 @@
 
 from __future__ import annotations
 
+import contextlib
 import html
 
-import plotly.graph_objects as go
 from plotly.basedatatypes import Undefined as _UNDEFINED
 
 from ..figures import TEMPLATE
+from ._figurewidget import LiveFigure
 
 
 def figure_widget(spec):
-    """A FigureWidget holding the full data and layout of ``spec`` from the start."""
-    return go.FigureWidget(spec)
+    """A :class:`LiveFigure` holding the full data and layout of ``spec`` from the start."""
+    return LiveFigure(spec)
 
 
 def update_figure(fw, spec):
-    """Make ``fw`` show ``spec`` (a builder's ``*_spec`` output) with one batched update.
+    """Make ``fw`` show ``spec`` (a builder's ``*_spec`` output) with one message.
 
     When the traces keep their number and types (the usual case: builders emit a fixed
-    structure), every trace property and layout entry of ``spec`` is applied as one
-    ``plotly_update`` inside ``fw.batch_update()``: one message to the browser, without
-    per-property validation (the specs come from the builders, whose output is validated
-    whenever a ``go.Figure`` is made from them).  Otherwise the traces are replaced first.
+    structure), every trace property and layout entry of ``spec`` is applied to the Python
+    figure as one ``plotly_update``, without per-property validation (the specs come from the
+    builders, whose output is validated whenever a ``go.Figure`` is made from them).
+    Otherwise the traces are replaced.  A :class:`LiveFigure` then sends the changed traces
+    and layout whole, once, and the page redraws them with ``Plotly.react``.
 
     Parameters
     ----------
@@ -34,22 +36,24 @@ def update_figure(fw, spec):
     relayout = {k: v for k, v in layout.items() if k != "template"}
     same = len(fw.data) == len(data) and all(
         t.type == d.get("type", "scatter") for t, d in zip(fw.data, data, strict=True))
-    if not same or any(k not in fw.layout for k in relayout):
-        # new structure (e.g. the first run to show): validated assignments
-        if not same:
-            fw.data = ()
-            fw.add_traces(data)
+    hold = fw.hold() if isinstance(fw, LiveFigure) else contextlib.nullcontext()
+    with hold:
+        if not same or any(k not in fw.layout for k in relayout):
+            # new structure (e.g. the first run to show): validated assignments
+            if not same:
+                fw.data = ()
+                fw.add_traces(data)
+            with fw.batch_update():
+                for key, val in relayout.items():
+                    fw.layout[key] = val
+            return
+        keys = []
+        for d in data:
+            keys += [k for k in d if k != "type" and k not in keys]
+        restyle = {k: [d.get(k, _UNDEFINED) for d in data] for k in keys}
         with fw.batch_update():
-            for key, val in relayout.items():
-                fw.layout[key] = val
-        return
-    keys = []
-    for d in data:
-        keys += [k for k in d if k != "type" and k not in keys]
-    restyle = {k: [d.get(k, _UNDEFINED) for d in data] for k in keys}
-    with fw.batch_update():
-        fw.plotly_update(restyle_data=restyle, relayout_data=relayout,
-                         trace_indexes=list(range(len(data))))
+            fw.plotly_update(restyle_data=restyle, relayout_data=relayout,
+                             trace_indexes=list(range(len(data))))
 
 
 def empty_spec(title="no run to show yet", height=300):

@@ -82,8 +82,10 @@ def support_raster_spec(trace, max_rows=200, cursor=None):
         height=max(320, min(900, 120 + 7 * len(rows))),
         margin={"l": 60, "r": 20, "t": 70, "b": 90},
         xaxis={"title": {"text": "outer iteration t"}, "range": [-0.5, len(trace) - 0.5]},
-        yaxis={"autorange": "reversed", "type": "category",
-               "showticklabels": len(rows) <= 60, "title": {"text": "coordinate"}},
+        # rows are categories, in this order, whatever their labels look like ("120")
+        yaxis={"type": "category", "categoryorder": "array", "categoryarray": labels,
+               "autorange": "reversed", "showticklabels": len(rows) <= 60,
+               "title": {"text": "coordinate"}},
         legend=LEGEND_TOP, shapes=shapes,
         meta={"rows": rows.tolist(), "n_true": n_true, "hidden": hidden}))
 
