@@ -777,7 +777,7 @@ class DashboardPage:
         self.checked.append(f"{what}: {len(got['figures'])} figures agree")
 
     def shot(self, tag: str) -> Path:
-        path = self.tmp_path / f"{self.label}-{tag}.png"
+        path = self.tmp_path / f"{self.label}-{re.sub(r'[^a-z0-9]+', '-', tag.lower())}.png"
         self.root.screenshot(path=str(path))
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         stable = SCREENSHOTS / path.name
