@@ -14,6 +14,25 @@ outside its timed region can dominate (threads waiting for cores); compare with
 ``OPENBLAS_NUM_THREADS=1``.  The header line prints the load average and BLAS settings.
 
 Usage: ``python benchmarks/bench_dashboards.py [--repeats 15] [--methods svrgsp+,svrght]``.
+
+Notes on choices the dashboards make for speed
+----------------------------------------------
+* Figure template: the figures use a small hand-written template (white, light grid)
+  instead of ``"plotly_white"``, whose validation in ``go.Figure`` / ``FigureWidget`` is much
+  slower; it matters when a slider redraws three figures.
+* Updates: ``update_figure`` sends one ``plotly_update`` per figure and change, built from the
+  builders' plain-dict specs without per-property validation.
+* Thresholding cost model (``rgrasp_viz.viz.measured_threshold_cost``): the trace records
+  *when* every ``H_s`` happened, not how long it took (timing each one inside the compiled
+  epoch would cost more than the operation).  ``t_H(p, k)``, the time to threshold a random
+  length-``p`` vector to ``k`` entries, is measured once per ``(p, k)`` (rounded up to
+  multiples of 8, cached): for thresholdings inside an epoch (SVRGHT, SG-HT, SVRGSP+'s
+  ``H_|T|``) the time of ``rv.hard_threshold`` minus its Python-call overhead (the same call
+  on a length-4 vector); for the closing ``H_s`` of an outer iteration, which the solvers call
+  from Python, the time of ``rv.top_k`` with its overhead.  Each time is the fastest of 5
+  batches of about 0.5 ms, alternating with the overhead batches, so that machine load
+  disturbs it as little as possible.  The explorer measures on its first solve of a size;
+  the "first rv.explore()" line below includes that.
 """
 
 from __future__ import annotations
@@ -29,7 +48,7 @@ import numpy as np
 from _util import machine_note, median_time, table
 
 import rgrasp_viz as rv
-from rgrasp_viz.viz import dashboards as D
+from rgrasp_viz.viz.dashboards import explorer as E
 
 warnings.simplefilter("ignore", rv.ConvergenceWarning)
 
@@ -37,10 +56,10 @@ TARGET_MS = 150.0
 
 
 class SolveTimer:
-    """Wraps the dashboards' ``solve`` to time the solver call inside each change."""
+    """Wraps the explorer's ``solve`` to time the solver call inside each change."""
 
     def __init__(self):
-        self.orig = D.solve
+        self.orig = E.solve
         self.times = []
 
     def __call__(self, *args, **kwargs):
@@ -51,11 +70,11 @@ class SolveTimer:
             self.times.append(time.perf_counter() - t0)
 
     def __enter__(self):
-        D.solve = self
+        E.solve = self
         return self
 
     def __exit__(self, *exc):
-        D.solve = self.orig
+        E.solve = self.orig
 
 
 def slider_values(dash, key, repeats):

@@ -147,6 +147,24 @@ def nudge_slider(page, name: str, key: str, presses: int, tmp_path: Path, server
     }
 
 
+RASTER_AXIS_JS = """
+() => {
+  const gds = document.querySelectorAll('.rgrasp-explore .js-plotly-plot');
+  const gd = gds[gds.length - 1];  // explore(): convergence, timeline, raster
+  const ax = gd._fullLayout.yaxis;
+  return {type: ax.type, categories: ax._categories ? ax._categories.length : null,
+          rows: gd.data[0].y.length, range: ax.range.map(Number)};
+}
+"""
+
+
+def assert_raster_is_categorical(page) -> None:
+    """The support raster's rows are categories in the page: one per heatmap row."""
+    ax = page.evaluate(RASTER_AXIS_JS)
+    assert ax["type"] == "category" and ax["categories"] == ax["rows"], ax
+    assert ax["range"][0] >= ax["rows"] - 0.5 and ax["range"][1] < 0, ax  # top row on top
+
+
 def status(page) -> tuple[str, str]:
     """(kind, text) of explore()'s status line: kind is ok, warn, error or busy."""
     box = page.locator(".rgrasp-status").first
@@ -294,12 +312,13 @@ def voila(app_notebook, tmp_path_factory, chromium_path):
 
 
 @pytest.fixture(scope="module")
-def lab(app_notebook, tmp_path_factory, chromium_path):
+def lab(app_notebook, dashboard_notebooks, tmp_path_factory, chromium_path):
     # Serve a copy: running the notebook in the UI must never autosave outputs into the repo.
     home = tmp_path_factory.mktemp("lab")
     root = home / "root"
     (root / "notebooks").mkdir(parents=True)
     shutil.copy(app_notebook, root / "notebooks" / app_notebook.name)
+    shutil.copytree(dashboard_notebooks, root / "dashboards")
     env = _jupyter_env(home)
     news = Path(env["JUPYTERLAB_SETTINGS_DIR"], "@jupyterlab", "apputils-extension")
     news.mkdir(parents=True)
@@ -429,6 +448,7 @@ def test_voila_app_redraws_when_eta_slider_moves(voila, app_notebook, page, tmp_
             timeout=REDRAW_TIMEOUT,
         )
         assert status(page)[0] in ("ok", "warn"), status(page)
+        assert_raster_is_categorical(page)
         timings.append(f"eta {moved['value_before']} -> {moved['value_after']} ({presses} "
                        f"key presses) redrew plots {moved['changed']} in "
                        f"{moved['redraw_s']:.2f} s")
@@ -447,8 +467,13 @@ def test_voila_app_redraws_when_eta_slider_moves(voila, app_notebook, page, tmp_
     print(f"voila: plots drawn {t_render:.1f} s after load;", "; ".join(timings))
 
 
-def test_jupyterlab_runs_app_notebook_and_renders_widgets(lab, page, tmp_path):
-    page.goto(lab.url + "lab/tree/notebooks/" + APP.name, timeout=RENDER_TIMEOUT)
+def _run_all_in_lab(page, lab, path: str, tmp_path: Path) -> None:
+    """Open ``path`` (relative to the server root) in JupyterLab and Run All Cells through the
+    menu bar, once the notebook's kernel is idle."""
+    # a workspace of its own, reset: only this notebook open (tabs of earlier tests would
+    # otherwise be restored, with their plots, in the same page)
+    workspace = re.sub(r"[^a-z0-9]+", "-", path.lower())
+    page.goto(f"{lab.url}lab/workspaces/{workspace}/tree/{path}?reset", timeout=RENDER_TIMEOUT)
     nb = page.locator(".jp-NotebookPanel:visible")
     nb.wait_for(timeout=RENDER_TIMEOUT)
     # wait until the notebook's kernel is up (status bar "Python 3 (ipykernel) | Idle"; running
@@ -462,6 +487,10 @@ def test_jupyterlab_runs_app_notebook_and_renders_widgets(lab, page, tmp_path):
     page.wait_for_timeout(500)
     if select_kernel.is_visible():  # the kernel went away meanwhile: take the notebook's own
         select_kernel.get_by_role("button", name="Select").click()
+
+
+def test_jupyterlab_runs_app_notebook_and_renders_widgets(lab, page, tmp_path):
+    _run_all_in_lab(page, lab, "notebooks/" + APP.name, tmp_path)
     try:
         page.wait_for_function(WAIT_PLOTS_JS, arg=N_PLOTS, timeout=RENDER_TIMEOUT, polling=250)
         slider(page, "eta").wait_for(state="visible", timeout=5_000)
@@ -482,5 +511,546 @@ def test_jupyterlab_runs_app_notebook_and_renders_widgets(lab, page, tmp_path):
     moved = nudge_slider(page, "eta", "ArrowLeft", 1, tmp_path, lab)
     assert moved["changed"] and float(moved["value_after"]) < float(moved["value_before"])
     _shot(page, tmp_path / "lab-after-eta.png")
+    assert_raster_is_categorical(page)
     assert visible_errors(page) == []
     assert page.page_errors == [], page.page_errors
+
+
+# -- every figure of every dashboard agrees with a fresh render, after every kind of change ----
+#
+# The dashboards are served from small notebooks written into a temporary folder: each shows one
+# dashboard next to a hidden "mirror" (a Textarea) to which the kernel writes, after every change,
+# the figures as Python holds them (``FigureWidget.to_plotly_json()``).  The test renders that
+# spec with ``Plotly.newPlot`` into a fresh div of the same page (same plotly.js, same CSS, same
+# width) and compares what plotly.js made of both: trace count and types, array lengths, and per
+# axis its type, range and categories.
+
+MIRROR_PY = '''
+"""Test helper: publish the Python-side state of a dashboard's figures after every change."""
+import json
+
+import ipywidgets as W
+import plotly.graph_objects as go
+from plotly.utils import PlotlyJSONEncoder
+
+
+def figure_widgets(widget):
+    """The FigureWidgets inside ``widget``, in display (DOM) order."""
+    out = []
+    for child in getattr(widget, "children", ()):
+        out += [child] if isinstance(child, go.FigureWidget) else figure_widgets(child)
+    return out
+
+
+def mirrored(dashboard, trigger, busy=lambda: False, **names):
+    box = W.Textarea(layout=W.Layout(display="none"))
+    box.add_class("rgrasp-mirror")
+    label = {id(fw): name for name, fw in names.items()}
+    version = [0]
+
+    def publish(*_):
+        version[0] += 1
+        figs = [{"name": label.get(id(fw), f"figure {i}"), "spec": fw.to_plotly_json()}
+                for i, fw in enumerate(figure_widgets(dashboard))]
+        box.value = (f"{version[0]}|{int(bool(busy()))}|"
+                     + json.dumps(figs, cls=PlotlyJSONEncoder))
+
+    trigger.observe(publish, names="value")
+    publish()
+    return W.VBox([dashboard, box])
+'''
+
+DASHBOARD_CELLS = {
+    "explore": '''import rgrasp_viz as rv
+from _mirror import mirrored
+
+dash = rv.explore()
+mirrored(dash, dash.status, busy=lambda: "rgrasp-busy" in dash.status.value,
+         convergence=dash.fig_convergence, timeline=dash.fig_timeline, raster=dash.fig_raster)''',
+    "play": '''import rgrasp_viz as rv
+from _mirror import mirrored
+
+res = rv.solve(rv.make_regression("classroom", random_state=0), "svrgsp+",
+               record_iterates=True, random_state=0, warn=False)
+pl = rv.play(res)
+mirrored(pl, pl.slider, coefficients=pl.fig_coefficients, progress=pl.fig_progress,
+         raster=pl.fig_support)''',
+    "compare": '''import rgrasp_viz as rv
+from _mirror import mirrored
+
+cmp = rv.compare()
+figs = {f"coefficients {m}": fw for m, fw in cmp.fig_coefficients.items()}
+mirrored(cmp, cmp.slider, convergence=cmp.fig_convergence, timeline=cmp.fig_timeline, **figs)''',
+}
+DASHBOARD_CLASS = {"explore": "rgrasp-explore", "play": "rgrasp-play",
+                   "compare": "rgrasp-compare"}
+SCREENSHOTS = ROOT / "build" / "screenshots"
+
+
+def _notebook(code: str) -> dict:
+    return {
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": ["# dashboard under test"]},
+            {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+             "source": code.splitlines(keepends=True)},
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                    "language": "python"}},
+        "nbformat": 4, "nbformat_minor": 5,
+    }
+
+
+def _write_dashboard_notebooks(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "_mirror.py").write_text(MIRROR_PY)
+    for name, code in DASHBOARD_CELLS.items():
+        (folder / f"{name}.ipynb").write_text(json.dumps(_notebook(code), indent=1))
+
+
+MIRROR_VERSION_JS = """
+() => {
+  const t = document.querySelector('.rgrasp-mirror textarea');
+  if (!t || !t.value) return null;
+  const [v, busy] = t.value.split('|', 2);
+  return {version: Number(v), busy: busy === '1'};
+}
+"""
+
+# What plotly.js made of a figure: in the page, and from the mirror's spec in a fresh div.
+FIG_STATE_JS = """
+async (rootClass) => {
+  const size = {i1: 1, u1: 1, u1c: 1, i2: 2, u2: 2, i4: 4, u4: 4, f4: 4, f8: 8};
+  const count = (v) => {  // entries (rows of a 2-d array), also of a {dtype, bdata} spec
+    if (v === undefined || v === null) return 0;
+    if (ArrayBuffer.isView(v) || Array.isArray(v)) return v.length;
+    if (v.shape !== undefined) return Number(String(v.shape).split(',')[0]);
+    if (v.bdata !== undefined) return atob(v.bdata).length / size[v.dtype];
+    return 1;
+  };
+  const state = (gd) => {
+    const fl = gd._fullLayout;
+    const axes = {};
+    Object.keys(fl).filter((k) => /^[xy]axis[0-9]*$/.test(k)).sort().forEach((k) => {
+      const ax = fl[k];
+      axes[k] = {type: ax.type, range: (ax.range || []).map(Number),
+                 categories: ax.type === 'category' ? ax._categories.map(String) : null};
+    });
+    return {traces: gd.data.length, types: gd.data.map((t) => t.type || 'scatter'),
+            lengths: gd.data.map((t) => [count(t.x), count(t.y), count(t.z)]), axes};
+  };
+  const text = document.querySelector('.rgrasp-mirror textarea').value;
+  const [version] = text.split('|', 1);
+  const spec = JSON.parse(text.slice(text.indexOf('|', text.indexOf('|') + 1) + 1));
+  // the plotly.js the dashboards' figures are drawn with
+  const Plotly = globalThis.__rgraspPlotly ? await globalThis.__rgraspPlotly : window.Plotly;
+  if (!Plotly) throw new Error('no plotly.js on the page');
+  let div = document.getElementById('rgrasp-fresh-render');
+  if (!div) {
+    div = document.createElement('div');
+    div.id = 'rgrasp-fresh-render';
+    div.style.cssText = 'position:absolute;left:-10000px;top:0';
+    document.body.appendChild(div);
+  }
+  const gds = document.querySelector('.' + rootClass).querySelectorAll('.js-plotly-plot');
+  const out = {version: Number(version), plotly: Plotly.version, figures: {}};
+  for (let i = 0; i < spec.length; i++) {
+    const gd = gds[i];
+    const name = spec[i].name;
+    if (!gd) { out.figures[name] = null; continue; }
+    div.style.width = gd.clientWidth + 'px';
+    Plotly.purge(div);
+    await Plotly.newPlot(div, spec[i].spec.data, spec[i].spec.layout);
+    out.figures[name] = {page: state(gd), fresh: state(div)};
+  }
+  Plotly.purge(div);
+  return out;
+}
+"""
+
+
+def _state_diff(name: str, page: dict, fresh: dict) -> list[str]:
+    """Where plotly.js's rendering in the page differs from a fresh render of the same spec."""
+    out = []
+    for key in ("traces", "types", "lengths"):
+        if page[key] != fresh[key]:
+            out.append(f"{name}: {key} page {page[key]} != fresh {fresh[key]}")
+    if sorted(page["axes"]) != sorted(fresh["axes"]):
+        out.append(f"{name}: axes page {sorted(page['axes'])} != fresh {sorted(fresh['axes'])}")
+    for ax, f in fresh["axes"].items():
+        p = page["axes"].get(ax)
+        if p is None:
+            continue
+        if p["type"] != f["type"]:
+            out.append(f"{name}.{ax}: type page {p['type']!r} (range {p['range']}) != fresh "
+                       f"{f['type']!r} (range {f['range']})")
+            continue
+        if p["categories"] != f["categories"]:
+            n_p = None if p["categories"] is None else len(p["categories"])
+            n_f = None if f["categories"] is None else len(f["categories"])
+            out.append(f"{name}.{ax}: {n_p} categories in the page != {n_f} fresh "
+                       f"(first page {(p['categories'] or [])[:4]}, fresh "
+                       f"{(f['categories'] or [])[:4]})")
+        # category axes: exact; others: within 3 % of the span (autorange pads markers in
+        # pixels, and the page's plot area may differ from the fresh div by a few pixels)
+        span = max(abs(f["range"][1] - f["range"][0]), 1e-12) if len(f["range"]) == 2 else 1
+        tol = 1e-6 if f["type"] == "category" else 0.03 * span
+        if len(p["range"]) != len(f["range"]) or any(
+                abs(a - b) > tol for a, b in zip(p["range"], f["range"], strict=False)):
+            out.append(f"{name}.{ax}: range page {p['range']} != fresh {f['range']} "
+                       f"({f['type']})")
+    return out
+
+
+class DashboardPage:
+    """One dashboard (with its mirror) on a page: drive it, wait for Python, compare."""
+
+    def __init__(self, page, name: str, server, tmp_path: Path, label: str):
+        self.page, self.name, self.server, self.tmp_path = page, name, server, tmp_path
+        self.label = label  # e.g. "voila-explore"
+        self.root = page.locator(f".{DASHBOARD_CLASS[name]}").first
+        self.checked: list[str] = []
+        self.shots: list[Path] = []
+
+    def wait_rendered(self) -> None:
+        """Until the mirror holds the first state and every figure of it has a plot."""
+        self.page.wait_for_function(
+            "(cls) => { const m = document.querySelector('.rgrasp-mirror textarea');"
+            " const root = document.querySelector('.' + cls);"
+            " if (!m || !m.value || !root) return false;"
+            " const n = JSON.parse(m.value.slice(m.value.indexOf('|', m.value.indexOf('|') + 1)"
+            " + 1)).length;"
+            " return root.querySelectorAll('.js-plotly-plot').length === n; }",
+            arg=DASHBOARD_CLASS[self.name], timeout=RENDER_TIMEOUT, polling=250)
+
+    def mirror(self) -> dict:
+        return self.page.evaluate(MIRROR_VERSION_JS)
+
+    def change(self, what: str, act) -> None:
+        """Do ``act()``, wait until the kernel published the new state, then until the page
+        agrees with a fresh render of it (or fail with the differences)."""
+        before = self.mirror()["version"]
+        act()
+        try:
+            self.page.wait_for_function(
+                f"() => {{ const m = ({MIRROR_VERSION_JS})();"
+                f" return m && m.version > {before} && !m.busy; }}",
+                timeout=REDRAW_TIMEOUT, polling=100)
+        except Exception:
+            self.shot(f"no-update-after-{what}")
+            raise AssertionError(f"{self.label}: no new state from the kernel after {what}; "
+                                 f"errors {visible_errors(self.page)}\n{self.server.tail()}"
+                                 ) from None
+        self.settle()
+        self.compare(what)
+
+    def settle(self, quiet: float = 1.0) -> None:
+        """Until the kernel published nothing new for ``quiet`` seconds (a burst of key
+        presses is several changes)."""
+        last, since = self.mirror(), time.monotonic()
+        deadline = since + REDRAW_TIMEOUT / 1000
+        while time.monotonic() < deadline:
+            self.page.wait_for_timeout(200)
+            now = self.mirror()
+            if now != last:
+                last, since = now, time.monotonic()
+            elif not now["busy"] and time.monotonic() - since >= quiet:
+                return
+
+    def compare(self, what: str, timeout: float = 15.0) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            got = self.page.evaluate(FIG_STATE_JS, DASHBOARD_CLASS[self.name])
+            diffs = []
+            for name, st in got["figures"].items():
+                if st is None:
+                    diffs.append(f"{name}: no plot in the page")
+                else:
+                    diffs += _state_diff(name, st["page"], st["fresh"])
+            if not diffs or time.monotonic() > deadline:
+                break
+            self.page.wait_for_timeout(300)
+        if diffs:
+            self.shot(f"differs-after-{what}")
+        assert not diffs, (f"{self.label}: after {what}, the page differs from a fresh render "
+                           f"of the figures Python holds (mirror v{got['version']}, plotly.js "
+                           f"{got['plotly']}):\n  " + "\n  ".join(diffs))
+        self.checked.append(f"{what}: {len(got['figures'])} figures agree")
+
+    def shot(self, tag: str) -> Path:
+        path = self.tmp_path / f"{self.label}-{re.sub(r'[^a-z0-9]+', '-', tag.lower())}.png"
+        self.root.screenshot(path=str(path))
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        stable = SCREENSHOTS / path.name
+        shutil.copyfile(path, stable)
+        self.shots.append(stable)
+        print(f"screenshot: {path} (also {stable})")
+        return stable
+
+    # -- drivers ---------------------------------------------------------------------------
+    def press(self, slider_name: str, key: str, presses: int = 1):
+        def act():
+            handle = slider(self.root, slider_name).locator(".noUi-handle")
+            handle.focus()
+            for _ in range(presses):
+                handle.press(key)
+        return act
+
+    def pick(self, dropdown: str, label: str):
+        def act():
+            box = self.root.locator(".widget-dropdown", has_text=dropdown).first
+            box.locator("select").select_option(label=label)
+        return act
+
+    def click(self, text: str):
+        def act():
+            self.root.locator("button", has_text=text).first.click()
+        return act
+
+
+def _drive(dash: DashboardPage) -> None:
+    """Every kind of change the dashboard offers; a screenshot after the third."""
+    dash.compare("first render")
+    if dash.name == "explore":
+        steps = [("eta", dash.press("eta", "ArrowLeft")), ("s", dash.press("s", "ArrowRight")),
+                 ("J", dash.press("J", "ArrowRight")), ("m", dash.press("m", "ArrowLeft")),
+                 ("seed", dash.press("seed", "ArrowRight")),
+                 ("method", dash.pick("method", "SVRGHT"))]
+    elif dash.name == "play":
+        steps = [("player step", dash.click("▶")), ("player step 2", dash.click("▶")),
+                 ("player step back", dash.click("◀")),
+                 ("player slider", dash.press("step", "ArrowRight", 5))]
+    else:
+        steps = [("compare step", dash.press("passes", "ArrowRight")),
+                 ("compare step 2", dash.press("passes", "ArrowRight", 10)),
+                 ("compare step 3", dash.press("passes", "ArrowRight", 40))]
+    for k, (what, act) in enumerate(steps, start=1):
+        dash.change(what, act)
+        if k == 3:
+            dash.shot("after-3-changes")
+
+
+@pytest.fixture(scope="module")
+def dashboard_notebooks(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("dashboards")
+    _write_dashboard_notebooks(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def voila_tree(dashboard_notebooks, tmp_path_factory, chromium_path):
+    home = tmp_path_factory.mktemp("voila-tree")
+    port = _free_port()
+    server = Server(
+        "voila",
+        [
+            _bin("voila"),
+            str(dashboard_notebooks),
+            "--no-browser",
+            f"--port={port}",
+            "--Voila.ip=127.0.0.1",
+            "--Voila.token=",
+            "--Voila.port_retries=0",
+            "--show_tracebacks=True",
+        ],
+        url=f"http://127.0.0.1:{port}/",
+        cwd=dashboard_notebooks,
+        env=_jupyter_env(home),
+        log=home / "voila.log",
+    )
+    try:
+        server.wait_ready("voila/static/voila.js")
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("name", list(DASHBOARD_CELLS))
+def test_voila_dashboards_match_a_fresh_render_after_every_change(voila_tree, page, tmp_path,
+                                                                   name):
+    page.set_viewport_size({"width": 1400, "height": 2400})
+    page.goto(voila_tree.url + f"voila/render/{name}.ipynb", timeout=RENDER_TIMEOUT,
+              wait_until="domcontentloaded")
+    dash = DashboardPage(page, name, voila_tree, tmp_path, f"voila-{name}")
+    try:
+        dash.wait_rendered()
+    except Exception:
+        _shot(page, tmp_path / f"voila-{name}-not-rendered.png")
+        raise AssertionError(f"Voila did not render {name}; errors {visible_errors(page)}\n"
+                             f"{voila_tree.tail()}") from None
+    _drive(dash)
+    assert visible_errors(page) == [] and page.page_errors == [], (
+        visible_errors(page), page.page_errors)
+    print(f"voila {name}:", "; ".join(dash.checked))
+
+
+@pytest.mark.parametrize("name", list(DASHBOARD_CELLS))
+def test_jupyterlab_dashboards_match_a_fresh_render_after_every_change(lab, page, tmp_path,
+                                                                        name):
+    page.set_viewport_size({"width": 1400, "height": 2400})
+    _run_all_in_lab(page, lab, f"dashboards/{name}.ipynb", tmp_path)
+    dash = DashboardPage(page, name, lab, tmp_path, f"lab-{name}")
+    try:
+        dash.wait_rendered()
+    except Exception:
+        _shot(page, tmp_path / f"lab-{name}-not-rendered.png")
+        raise AssertionError(f"JupyterLab did not render {name}; errors "
+                             f"{visible_errors(page)}\n{lab.tail()}") from None
+    _drive(dash)
+    assert visible_errors(page) == [] and page.page_errors == [], (
+        visible_errors(page), page.page_errors)
+    print(f"jupyterlab {name}:", "; ".join(dash.checked))
+
+
+# -- the cause, without a server: what the page makes of each kind of update message ------------
+
+PLOTLY_JS = Path(__import__("plotly").__file__).parent / "package_data" / "plotly.min.js"
+
+AXIS_STATE_JS = """
+(gd) => {
+  const ax = gd._fullLayout.yaxis;
+  return {type: ax.type, range: ax.range.map(Number),
+          categories: ax.type === 'category' ? ax._categories.map(String) : null};
+}
+"""
+
+STOCK_UPDATE_JS = f"""
+async ([before, restyle, relayout, traces]) => {{
+  const undef = (v) => v === '_undefined_' ? undefined
+    : Array.isArray(v) ? v.map(undef) : v;
+  for (const k of Object.keys(restyle)) restyle[k] = undef(restyle[k]);
+  const gd = document.createElement('div');
+  gd.style.width = '900px';
+  document.body.appendChild(gd);
+  await Plotly.newPlot(gd, before.data, before.layout);
+  await Plotly.update(gd, restyle, relayout, traces);  // what the stock FigureWidget does
+  return ({AXIS_STATE_JS})(gd);
+}}
+"""
+
+FRESH_JS = f"""
+async (spec) => {{
+  const gd = document.createElement('div');
+  gd.style.width = '900px';
+  document.body.appendChild(gd);
+  await Plotly.newPlot(gd, spec.data, spec.layout);
+  return ({AXIS_STATE_JS})(gd);
+}}
+"""
+
+# LiveFigure's own front end, fed by a stand-in model with the messages Python sent
+LIVE_JS = f"""
+async ([esm, version, before, messages]) => {{
+  const listeners = [];
+  const model = {{
+    get: (k) => ({{_rg_plotly_version: version, _widget_data: before.data,
+                  _widget_layout: before.layout}})[k],
+    on: (ev, cb) => {{ if (ev === 'msg:custom') listeners.push(cb); }},
+    off: () => {{}},
+    send: () => {{}},
+  }};
+  const mod = await import(URL.createObjectURL(new Blob([esm], {{type: 'text/javascript'}})));
+  const el = document.createElement('div');
+  el.style.width = '900px';
+  document.body.appendChild(el);
+  await mod.default.render({{model, el}});
+  for (const [msg, buffers] of messages) {{
+    const views = buffers.map((b64) => {{
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      return new DataView(bytes.buffer);
+    }});
+    listeners.forEach((cb) => cb(msg, views));
+  }}
+  const last = String(messages[messages.length - 1][0].seq);
+  for (let i = 0; i < 200 && el.dataset.rgraspSeq !== last; i++) {{
+    await new Promise((r) => setTimeout(r, 50));
+  }}
+  return {{seq: el.dataset.rgraspSeq, axis: ({AXIS_STATE_JS})(el)}};
+}}
+"""
+
+
+def test_update_messages_keep_the_raster_a_category_axis(browser):
+    """The cause of the broken raster, and the fix, in a bare page with plotly.js.
+
+    The stock ``FigureWidget`` sends a change as ``Plotly.update`` with the new trace
+    properties and only the layout keys that changed.  When traces get new ``x``/``y`` and
+    the message does not set the axis, plotly.js clears the axis type and guesses it again
+    from the labels ("120", "51★"): linear -- here after one step of the player, which moves
+    the raster's cursor line and nothing else.  ``LiveFigure`` sends the changed traces and
+    layout whole and draws them with ``Plotly.react``: the same axis as a fresh render of the
+    figure Python holds, after a player step as after a change of seed."""
+    import base64
+
+    import plotly.graph_objects as go
+    from plotly.basedatatypes import Undefined
+    from plotly.utils import PlotlyJSONEncoder
+
+    import rgrasp_viz as rv
+    from rgrasp_viz.viz import figures as F
+    from rgrasp_viz.viz.dashboards._figurewidget import _ESM, LiveFigure, _plotly_js_version
+    from rgrasp_viz.viz.dashboards._widgets import update_figure
+
+    def js(obj):
+        def plain(o):
+            if o is Undefined:
+                return "_undefined_"
+            if isinstance(o, dict):
+                return {k: plain(v) for k, v in o.items()}
+            if isinstance(o, (list, tuple)):
+                return [plain(v) for v in o]
+            return o
+
+        return json.loads(json.dumps(plain(obj), cls=PlotlyJSONEncoder))
+
+    prob = rv.make_regression("classroom", random_state=0)
+    runs = [rv.solve(prob, "svrgsp+", random_state=seed, warn=False) for seed in (0, 1)]
+    before = F.support_raster_spec(runs[0], max_rows=150, cursor=0.0)
+    stepped = F.support_raster_spec(runs[0], max_rows=150, cursor=0.5)  # one player step
+    reseeded = F.support_raster_spec(runs[1], max_rows=150, cursor=0.0)
+    cursor = next(i for i, t in enumerate(before["data"]) if t["meta"]["role"] == "cursor")
+
+    def stock_messages(change):
+        fw = go.FigureWidget(before)
+        sent = []
+        fw._send_update_msg = lambda restyle_data, relayout_data, trace_indexes=None, **k: \
+            sent.append((restyle_data, relayout_data, trace_indexes))
+        change(fw)
+        ((restyle, relayout, traces),) = sent
+        return [js(before), js(restyle), js(relayout), traces]
+
+    def player_step(fw):  # what Player does on a step
+        with fw.batch_update():
+            fw.data[cursor].x = [0.5, 0.5]
+
+    def live_messages(after):
+        fw = LiveFigure(before)
+        messages = []
+        fw.send = lambda content, buffers=None: messages.append(
+            (content, [base64.b64encode(bytes(b)).decode() for b in buffers or []]))
+        fw._on_custom_msg(fw, {"kind": "rgrasp-sync"}, [])
+        update_figure(fw, after)
+        return [_ESM, _plotly_js_version(), js(before), messages], str(fw.seq)
+
+    context = browser.new_context()
+    page = context.new_page()
+    report = []
+    try:
+        page.add_script_tag(path=str(PLOTLY_JS))
+        for name, after in (("player step", stepped), ("new seed", reseeded)):
+            fresh = page.evaluate(FRESH_JS, js(after))
+            labels = [str(c) for c in after["layout"]["yaxis"]["categoryarray"]]
+            assert fresh["type"] == "category" and fresh["categories"] == labels
+            ours_args, seq = live_messages(after)
+            ours = page.evaluate(LIVE_JS, ours_args)
+            assert ours["seq"] == seq, name
+            assert ours["axis"] == fresh, (name, ours, fresh)
+            report.append(f"{name}: LiveFigure {ours['axis']['type']} with "
+                          f"{len(ours['axis']['categories'])} rows, as fresh")
+        broken = page.evaluate(STOCK_UPDATE_JS, stock_messages(player_step))
+        # the stock update turns the category axis into a linear one
+        assert broken["type"] == "linear" and broken["categories"] is None, broken
+        report.append(f"player step, stock FigureWidget update: {broken['type']} axis, range "
+                      f"{[round(v) for v in broken['range']]}")
+    finally:
+        context.close()
+    print("; ".join(report))

@@ -17,8 +17,10 @@ import plotly.graph_objects as go
 import pytest
 
 import rgrasp_viz as rv
+from rgrasp_viz.solvers.registry import get_method, method_names
 from rgrasp_viz.viz import dashboards as D
 from rgrasp_viz.viz import figures as F
+from rgrasp_viz.viz.dashboards import controls as C
 
 SMALL = {"n": 200, "d": 300, "seed": 1, "noise": 0.01}
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,9 +50,13 @@ def dash():
 
 def test_explore_is_a_widget_with_the_promised_controls(dash):
     assert isinstance(dash, widgets.VBox)
-    assert set(dash.sliders) == {"s", "eta", "J", "m", "n", "d", "noise", "seed"}
-    for key, w in dash.sliders.items():
+    assert set(dash.controls) == {"s", "eta", "J", "m", "batch_size", "inner", "n", "d",
+                                  "noise", "seed"}
+    assert set(dash.sliders) == set(dash.controls) - {"inner"}
+    for key, w in dash.controls.items():
         assert w.description == key
+        assert w in [c for box in dash.children[0].children for c in box.children]
+    assert dash.controls["inner"].value == C.default_reading()
     assert dash.method.description == "method"
     assert set(dash.method.options) >= {("SVRGSP+", "svrgsp+"), ("SVRGHT", "svrght")}
     assert dash.status in dash.children
@@ -61,7 +67,7 @@ def test_explore_is_a_widget_with_the_promised_controls(dash):
 
 
 def test_figurewidgets_are_born_with_their_data(dash):
-    """Constructor state (what a browser connecting later receives) holds the full figure."""
+    """Constructor state (what a browser first draws) holds the full figure."""
     res = dash.result
     assert res is not None and res.status != 2
     raster_state = dash.fig_raster._widget_data
@@ -88,8 +94,10 @@ def test_each_slider_resolves_with_its_value(dash, key, value, meta_key):
     res = dash.result
     assert res.trace.meta[meta_key] == pytest.approx(value)
     changed = {k for k, f in dash.figures.items() if arrays(f) != before[k]}
-    # every parameter changes the run (m too: in the paper's reading H_|T| cuts z)
-    assert changed == set(dash.figures)
+    # in our reading (z on T) m only moves SVRGSP+'s inner H_|T| marks: H_|T| keeps all of z
+    on_T = dash.controls["inner"].value == "on_T"
+    assert changed == ({"convergence", "timeline"} if key == "m" and on_T
+                       else set(dash.figures))
     # the figures show exactly the new run
     gaps = by_role(dash.fig_convergence, "gap")
     np.testing.assert_array_equal(gaps[-1].x, res.trace.passes)
@@ -99,6 +107,54 @@ def test_each_slider_resolves_with_its_value(dash, key, value, meta_key):
     marks = by_role(dash.fig_timeline, "marks")
     assert sum(t.meta["count"] for t in marks) == int(res.trace.n_thresholds[-1])
     assert dash.error is None and "SVRGSP+" in dash.status.value
+
+
+def test_controls_follow_the_registry_flags(dash):
+    """Every registered method enables exactly the controls its MethodSpec flags say it uses."""
+    flags = {"eta": "has_step", "J": "epoch", "m": "uses_m", "batch_size": "uses_batch"}
+    for name in method_names():
+        spec = get_method(name)
+        dash.method.value = name  # re-solves (small problem)
+        for key, flag in flags.items():
+            assert dash.controls[key].disabled is (not getattr(spec, flag)), (name, key)
+        assert dash.controls["inner"].disabled is (not spec.readings), name
+        for key in ("s", "seed", "n", "d", "noise"):
+            assert not dash.controls[key].disabled, (name, key)
+        assert dash.result is None or dash.last_result.method == name
+
+
+@pytest.mark.parametrize("method, key, value, meta_key", [
+    ("sght", "batch_size", 7, "batch_size"),
+    ("svrgsp", "inner", "on_T", "inner"),
+    ("svrgsp", "inner", "paper", "inner"),
+])
+def test_method_specific_controls_resolve_with_their_value(method, key, value, meta_key):
+    dash = rv.explore(debounce=0, cost=1e-6, n=500, d=1000, seed=1, noise=0.01,
+                      method=method)
+    other = next(v for v in (["on_T", "paper"] if key == "inner" else [11])
+                 if v != value)
+    dash.set(**{key: other})
+    dash.controls[key].value = value
+    res = dash.last_result
+    assert res.trace.meta[meta_key] == value
+    s = dash.controls["s"].value
+    # a new reading or batch size moves eta to the default step size of the new setting
+    expected = rv.default_eta(dash.problem, method, s, inner=dash.controls["inner"].value,
+                              batch_size=dash.controls["batch_size"].value)
+    assert res.trace.meta["eta"] == pytest.approx(expected)
+    assert dash.controls["eta"].value == pytest.approx(expected)
+    dash.close()
+
+
+def test_solve_kwargs_only_pass_what_the_method_uses():
+    prob = rv.make_regression(n=100, d=200, random_state=0)
+    params = {"s": 500, "eta": 0.1, "J": 20, "m": 50, "batch_size": 1000, "inner": "paper",
+              "seed": 3, "n": 100, "d": 200, "noise": 0.0}
+    assert C.solve_kwargs(get_method("grasp"), params, prob) == {"s": 200, "random_state": 3}
+    kw = C.solve_kwargs(get_method("svrgsp+"), params, prob)
+    assert kw == {"s": 200, "eta": 0.1, "J": 20, "m": 20, "inner": "paper", "random_state": 3}
+    kw = C.solve_kwargs(get_method("sght"), params, prob)
+    assert kw == {"s": 200, "eta": 0.1, "batch_size": 100, "random_state": 3}
 
 
 def test_noise_slider_changes_the_problem(dash):
@@ -164,26 +220,74 @@ def test_errors_are_shown_inside_the_dashboard(dash, monkeypatch):
     def boom(*args, **kwargs):
         raise RuntimeError("kaboom from the solver")
 
-    monkeypatch.setattr(D, "solve", boom)
+    monkeypatch.setattr("rgrasp_viz.viz.dashboards.explorer.solve", boom)
     dash.sliders["s"].value = 8
     assert "kaboom from the solver" in dash.status.value
     assert dash.error == "RuntimeError: kaboom from the solver"
     assert arrays(dash.fig_convergence) == before
 
 
-def test_each_change_is_one_batched_update_per_figure(dash):
-    sent = {"update": 0, "restyle": 0, "relayout": 0}
-    for fw in dash.figures.values():
-        for kind in sent:
-            orig = getattr(fw, f"_send_{kind}_msg")
+def _spy_sent(fw):
+    """Messages a LiveFigure sends to the page: (content, buffers)."""
+    sent = []
+    fw.send = lambda content, buffers=None: sent.append((content, buffers or []))
+    return sent
 
-            def spy(*a, _orig=orig, _kind=kind, **k):
-                sent[_kind] += 1
-                return _orig(*a, **k)
 
-            setattr(fw, f"_send_{kind}_msg", spy)
+def test_each_change_is_one_message_per_figure_with_whole_traces(dash):
+    """A change reaches the page as one message per figure: the changed traces and layout
+    whole (the page redraws them with Plotly.react), numbered in sequence."""
+    sent = {k: _spy_sent(fw) for k, fw in dash.figures.items()}
+    seq = {k: fw.seq for k, fw in dash.figures.items()}
     dash.sliders["eta"].value = 0.0017
-    assert sent == {"update": 3, "restyle": 0, "relayout": 0}
+    for key, fw in dash.figures.items():
+        (msg, _), = sent[key]
+        assert msg["kind"] == "rgrasp-figure" and not msg["full"]
+        assert msg["seq"] == seq[key] + 1 == fw.seq
+        assert msg["n_traces"] == len(fw.data)
+        assert sorted(map(int, msg["figure"]["traces"])) == list(range(len(fw.data)))
+        assert "layout" in msg["figure"]
+    # the raster's category axis travels with every update of its layout
+    yaxis = sent["raster"][0][0]["figure"]["layout"]["yaxis"]
+    (hm,) = by_role(dash.fig_raster, "raster")
+    assert yaxis["type"] == "category" and yaxis["categoryorder"] == "array"
+    assert list(yaxis["categoryarray"]) == list(hm.y)
+
+
+def test_a_late_view_gets_the_current_figure(dash):
+    """A view that appears after changes asks for the whole figure and gets Python's."""
+    dash.sliders["seed"].value = 4
+    fw = dash.fig_raster
+    sent = _spy_sent(fw)
+    fw._on_custom_msg(fw, {"kind": "rgrasp-sync"}, [])
+    (msg, buffers), = sent
+    assert msg["full"] and msg["seq"] == fw.seq
+    data = msg["figure"]["data"]
+    assert [t["type"] for t in data] == [t.type for t in fw.data]
+    (hm,) = by_role(fw, "raster")
+    assert data[0]["y"] == list(hm.y) and np.array_equal(np.asarray(data[0]["z"]), hm.z)
+    assert msg["figure"]["layout"]["yaxis"]["categoryarray"] == list(hm.y)
+    assert len(msg["buffer_paths"]) == len(buffers)
+    fw._on_custom_msg(fw, {"kind": "rgrasp-plotly-request"}, [])
+    assert sent[-1][0]["kind"] == "rgrasp-plotly" and "Plotly" in sent[-1][0]["source"]
+
+
+def test_replay_steps_send_only_what_moved(recorded):
+    """Player step: the raster sends its cursor trace only; compare step: the convergence and
+    timeline send their layout (the cursor line) only, never their large traces."""
+    pl = rv.play(recorded)
+    sent = _spy_sent(pl.fig_support)
+    pl.step(1)
+    (msg, _), = sent
+    (cursor,) = [i for i, t in enumerate(pl.fig_support.data) if t.meta["role"] == "cursor"]
+    assert list(msg["figure"]["traces"]) == [str(cursor)] and "layout" not in msg["figure"]
+    cmp_ = rv.compare(rv.make_regression(n=120, d=200, s_star=4, random_state=3),
+                      methods=["svrght", "svrgsp+"], s=5, J=240, max_iter=4, cost=1e-6)
+    sent = {k: _spy_sent(getattr(cmp_, k)) for k in ("fig_convergence", "fig_timeline")}
+    cmp_.slider.value = 7
+    for msgs in sent.values():
+        (msg, _), = msgs
+        assert msg["figure"].get("traces") == {} and "shapes" in msg["figure"]["layout"]
 
 
 def test_rapid_changes_end_on_the_last_value():
@@ -440,7 +544,8 @@ def test_dashboards_load_lazily_from_the_top_level():
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["before"] == [] and out["after"] == ["ipywidgets", "plotly"]
-    assert out["mods"] == ["rgrasp_viz.viz.dashboards"] * 3
+    assert out["mods"] == [f"rgrasp_viz.viz.dashboards.{m}"
+                           for m in ("explorer", "player", "comparison")]
     assert out["names"] == ["explore", "play", "compare"]
     assert rv.explore is D.explore and rv.play is D.play and rv.compare is D.compare
 

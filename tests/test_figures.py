@@ -17,10 +17,12 @@ import plotly.graph_objects as go
 import pytest
 
 import rgrasp_viz as rv
+from rgrasp_viz.solvers.registry import method_names
 from rgrasp_viz.viz import figures as F
+from rgrasp_viz.viz import measured_threshold_cost
 
 ROOT = Path(__file__).resolve().parents[1]
-ALL = ("fght", "grasp", "sght", "svrght", "svrgsp", "svrgsp+")
+ALL = method_names()  # every registered method
 N, D, S_STAR, S, J = 120, 200, 5, 6, 240
 
 
@@ -185,6 +187,11 @@ def test_raster_equals_recorded_supports(runs, method):
         assert rows[labels.index(lab)] in tr.entered(t)
     for t, lab in zip(left.x, left.y, strict=True):
         assert rows[labels.index(lab)] in tr.left(t)
+    # rows are categories in this order, whatever their labels look like ("120"): plotly.js
+    # must never guess a linear axis from them
+    y = fig.layout.yaxis
+    assert (y.type, y.categoryorder, list(y.categoryarray)) == ("category", "array", labels)
+    assert any(lab.isdigit() for lab in labels)
 
 
 def test_raster_row_cap_keeps_true_support(runs):
@@ -270,13 +277,39 @@ def test_threshold_share_given_cost(runs):
 
 
 def test_threshold_share_measured(runs):
-    sh = F.threshold_share(runs["svrght"])
+    sh = F.threshold_share(runs["svrght"], cost=measured_threshold_cost)
     assert sh["per_op"][0] >= 0 and 0 <= sh["share"] <= 1
     assert "measured" in sh["source"] and "rv.hard_threshold" in sh["source"]
     assert sh["seconds"] == pytest.approx(sh["count"] * sh["per_op"][0])
     # the cost model sees the size of the vector: H_s on 16384 entries costs more than on 64
-    big, small = F._measured_seconds(16384, 64, True), F._measured_seconds(64, 8, True)
+    big = measured_threshold_cost(16384, 64, True)
+    small = measured_threshold_cost(64, 8, True)
     assert big > small >= 0 and big > 1e-6
+
+
+def test_threshold_share_sizes_follow_the_registry_and_the_reading(runs, prob):
+    d, s = prob.d, S
+    assert F.threshold_share(runs["svrght"])["source"].startswith("share of solver time not")
+    seen = {}
+
+    def model(p, k, inside):
+        seen[(p, k, inside)] = True
+        return 1e-6
+
+    for m in ("svrght", "fght", "grasp"):
+        seen.clear()
+        F.threshold_share(runs[m], cost=model)
+        assert {(p, k) for p, k, _ in seen} == {(d, s)}, m
+    for inner in ("paper", "on_T"):
+        r = rv.solve(prob, "svrgsp+", s=s, J=J, max_iter=3, inner=inner, random_state=0,
+                     warn=False)
+        t_med = int(np.median(np.diff(r.trace.T_ptr)[1:]))
+        seen.clear()
+        F.threshold_share(r, cost=model)
+        inner_p = d if inner == "paper" else t_med
+        assert set(seen) == {(inner_p, t_med, True), (t_med, s, False)}, inner
+    with pytest.raises(TypeError, match="cost must be"):
+        F.threshold_share(runs["svrght"], cost="fast")
 
 
 # -- coefficients and progress --------------------------------------------------------------------
@@ -386,18 +419,22 @@ def test_trace_structure_does_not_depend_on_method(runs):
     assert all(len(v) == 1 for v in shapes.values()), shapes
 
 
-def test_builders_never_solve(runs, prob, monkeypatch):
+def test_builders_never_solve_nor_time(runs, prob, monkeypatch):
     import rgrasp_viz.solvers._driver as driver
+    import rgrasp_viz.viz._cost as cost
 
     def forbidden(*a, **k):
-        raise AssertionError("a figure builder called the solver")
+        raise AssertionError("a figure builder called the solver or timed something")
 
     monkeypatch.setattr(driver, "solve", forbidden)
     monkeypatch.setattr(rv, "solve", forbidden)
+    monkeypatch.setattr(cost, "_measured_seconds", forbidden)
+    monkeypatch.setattr(cost, "_time_pair", forbidden)
     rs = list(runs.values())
-    figs = [F.convergence(rs), F.support_raster(rs[0]), F.threshold_timeline(rs, cost=1e-6),
+    ratios = F.slack_ratios(runs["svrgsp+"], prob)
+    figs = [F.convergence(rs), F.support_raster(rs[0]), F.threshold_timeline(rs),
             F.coefficients(rs[-1], 2), F.progress(rs[-1], 2),
-            F.slack_descent(runs["svrgsp+"], prob)]
+            F.slack_descent(runs["svrgsp+"], ratios=ratios)]
     for fig in figs:
         assert isinstance(fig, go.Figure)
         json.loads(fig.to_json())

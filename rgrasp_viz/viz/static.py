@@ -261,11 +261,13 @@ def player_bundle(player, widget_bundle):
     """Static copy of a :class:`~rgrasp_viz.viz.dashboards.Player`, shown at the *end* of
     the replay (its first frame is the empty starting point): coefficients, objective and
     the support raster with the cursor on the last step."""
+    from ..analysis import frame_iteration
     from . import figures as F
 
     t, step = player.frames[-1]
     figs = [F.coefficients_spec(player.trace, t, step), F.progress_spec(player.trace, t, step),
-            _with_cursor(player.fig_support.to_plotly_json(), player._cursor(t, step))]
+            _with_cursor(player.fig_support.to_plotly_json(),
+                         frame_iteration(player.trace, t, step))]
     return static_bundle(widget_bundle, figs,
                          title=f"rv.play ({player.trace.method}), last of "
                                f"{len(player.frames)} steps")

@@ -1,0 +1,184 @@
+"""The explorer's controls, from one table.
+
+One :class:`Control` per parameter the explorer lets a learner change: its key (also the
+widget's description), widget kind, range, tooltip, where it sits, and which methods use it
+-- read from the method registry's flags (``has_step``, ``epoch``, ``uses_m``,
+``uses_batch``, ``readings``), so a newly registered method gets the right controls enabled
+without touching this file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import math
+from collections.abc import Callable
+
+import ipywidgets as widgets
+
+from ...solvers import solve
+from ...solvers.registry import READINGS, normalize_reading
+
+__all__ = ["CONTROLS", "Control", "build_controls", "default_reading", "eta_range",
+           "solve_kwargs"]
+
+
+def eta_range(eta, also=None):
+    """Log10 range of the eta slider: the default step size / 100 to x 100 (stretched to
+    include ``also``, a user's initial value)."""
+    lo = hi = math.log10(eta)
+    if also is not None and also > 0:
+        lo, hi = min(lo, math.log10(also)), max(hi, math.log10(also))
+    return {"min": lo - 2.0, "max": hi + 2.0, "step": 0.02}
+
+
+def default_reading():
+    """The reading of Algorithm 2 that :func:`rgrasp_viz.solve` uses when not told."""
+    return normalize_reading(inspect.signature(solve).parameters["inner"].default)
+
+
+@dataclasses.dataclass(frozen=True)
+class Control:
+    """One control of the explorer.
+
+    Parameters
+    ----------
+    key : str
+        Parameter name; the widget's description.
+    kind : {"int", "float", "log", "choice"}
+        IntSlider, FloatSlider, FloatLogSlider (base 10) or Dropdown.
+    tooltip : str
+    row : int
+        Row of the control panel (the method picker opens row 0).
+    bounds : callable
+        ``bounds(problem, value) -> dict`` of widget keywords (``min``, ``max``, ``step``,
+        ``options``) for the problem shown and the initial value.
+    uses : callable, optional
+        ``uses(spec) -> bool`` for a :class:`~rgrasp_viz.solvers.registry.MethodSpec`; the
+        control is disabled for methods that do not use it.  None: every method uses it.
+    solve_key : str, optional
+        The :func:`rgrasp_viz.solve` keyword it sets (None: a parameter of the synthetic
+        problem, not of the solve).
+    problem : bool
+        A parameter of the synthetic problem (disabled when the data are fixed).
+    resets_eta : bool
+        Changing it moves ``eta`` to the default step size of the new setting.
+    """
+
+    key: str
+    kind: str
+    tooltip: str
+    row: int
+    bounds: Callable
+    uses: Callable | None = None
+    solve_key: str | None = None
+    problem: bool = False
+    resets_eta: bool = False
+
+    def used_by(self, spec):
+        """bool: whether the method of ``spec`` uses this control."""
+        return self.uses is None or bool(self.uses(spec))
+
+
+def _reading_options(problem, value):
+    return {"options": [(key + (" (ours)" if r.ours else " (Algorithm 2)"), key)
+                        for key, r in READINGS.items()]}
+
+
+CONTROLS = (
+    Control("s", "int", "sparsity level s", 0, solve_key="s",
+            bounds=lambda p, v: {"min": 1, "max": min(p.d, max(4 * int(v), 40))}),
+    Control("eta", "log", "step size η (log scale)", 0, solve_key="eta",
+            uses=lambda spec: spec.has_step, bounds=lambda p, v: {}),  # see Explorer
+    Control("J", "int", "inner steps per epoch", 1, solve_key="J",
+            uses=lambda spec: spec.epoch,
+            bounds=lambda p, v: {"min": 10, "max": max(10 * p.n, int(v)), "step": 10}),
+    Control("m", "int", "SVRGSP+: H_|T| per epoch", 1, solve_key="m",
+            uses=lambda spec: spec.uses_m, bounds=lambda p, v: {"min": 1, "max": 30}),
+    Control("batch_size", "int", "SG-HT: samples per mini-batch", 1, solve_key="batch_size",
+            uses=lambda spec: spec.uses_batch, resets_eta=True,
+            bounds=lambda p, v: {"min": 1, "max": max(p.n, int(v))}),
+    Control("inner", "choice", "; ".join(f"{k}: {r.summary}" for k, r in READINGS.items()),
+            2, solve_key="inner", uses=lambda spec: bool(spec.readings), resets_eta=True,
+            bounds=_reading_options),
+    Control("seed", "int", "random seed (data and sampled indices)", 2,
+            solve_key="random_state", bounds=lambda p, v: {"min": 0, "max": 100}),
+    Control("n", "int", "samples", 3, problem=True,
+            bounds=lambda p, v: {"min": 50, "max": max(3000, p.n), "step": 50}),
+    Control("d", "int", "features", 3, problem=True,
+            bounds=lambda p, v: {"min": 50, "max": max(5000, p.d), "step": 50}),
+    Control("noise", "float", "noise variance σ²", 3, problem=True,
+            bounds=lambda p, v: {"min": 0.0, "max": 0.5, "step": 0.005,
+                                 "readout_format": ".3f"}),
+)
+"""The explorer's controls, in display order within each row."""
+
+_STYLE = {"description_width": "64px"}
+_LAYOUT = {"width": "330px"}
+
+
+def build_controls(problem, values, eta_default):
+    """The widgets of :data:`CONTROLS` with their initial ``values`` (dict key -> value).
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem shown first (ranges depend on ``n`` and ``d``).
+    values : dict
+        Initial value per key.
+    eta_default : float
+        The method's default step size (the eta slider spans it / 100 to x 100).
+
+    Returns
+    -------
+    dict of str to ipywidgets.Widget
+    """
+    out = {}
+    for c in CONTROLS:
+        value = values[c.key]
+        kw = {"description": c.key, "style": _STYLE, "layout": widgets.Layout(**_LAYOUT)}
+        if c.kind == "int":
+            w = widgets.IntSlider(value=int(value), **c.bounds(problem, value), **kw)
+        elif c.kind == "float":
+            w = widgets.FloatSlider(value=float(value), **c.bounds(problem, value), **kw)
+        elif c.kind == "log":
+            w = widgets.FloatLogSlider(value=float(value), base=10, readout_format=".3g",
+                                       **eta_range(eta_default, value), **kw)
+        elif c.kind == "choice":
+            w = widgets.Dropdown(value=value, **c.bounds(problem, value), **kw)
+        else:  # pragma: no cover - the table above is the only input
+            raise ValueError(f"unknown control kind {c.kind!r}")
+        w.tooltip = c.tooltip
+        out[c.key] = w
+    return out
+
+
+def solve_kwargs(spec, params, problem):
+    """The :func:`rgrasp_viz.solve` keywords of the controls that ``spec``'s method uses.
+
+    ``s`` is clipped to ``d``, ``m`` to ``J`` and the batch size to ``n``.
+
+    Parameters
+    ----------
+    spec : MethodSpec
+    params : dict
+        Control values (as :meth:`Explorer.params` returns them).
+    problem : Problem
+
+    Returns
+    -------
+    dict
+    """
+    kw = {}
+    for c in CONTROLS:
+        if c.solve_key is None or not c.used_by(spec):
+            continue
+        v = params[c.key]
+        kw[c.solve_key] = v if c.kind == "choice" else (float(v) if c.kind in ("float", "log")
+                                                        else int(v))
+    kw["s"] = max(1, min(kw["s"], problem.d))
+    if "m" in kw and "J" in kw:
+        kw["m"] = max(1, min(kw["m"], kw["J"]))
+    if "batch_size" in kw:
+        kw["batch_size"] = max(1, min(kw["batch_size"], problem.n))
+    return kw

@@ -1,0 +1,131 @@
+"""The player: a recorded run replayed inner step by inner step, with linked views."""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import numpy as np
+
+from ...analysis import as_trace, event_positions, frame_iteration, replay_frames, thresholds_until
+from ...solvers.registry import method_label
+from .. import figures as F
+from .. import static
+from ._widgets import esc, figure_widget, update_figure
+
+__all__ = ["Player", "play"]
+
+
+class Player(widgets.VBox):
+    """Step-by-step replay of one recorded run (build it with :func:`play`).
+
+    Attributes
+    ----------
+    play : ipywidgets.Play
+        Drives :attr:`slider` (linked).
+    slider : ipywidgets.IntSlider
+        Frame index (description ``"step"``).
+    prev_button, next_button : ipywidgets.Button
+    label : ipywidgets.HTML
+        Where the replay is: iteration, inner step, passes, thresholdings so far.
+    fig_coefficients, fig_support, fig_progress : plotly.graph_objects.FigureWidget
+        ``|x|`` with threshold, ``x*`` and ``Z``; the support raster with a moving cursor;
+        the objective so far.
+    trace : Trace
+    frames : list of (int, int or None)
+        See :func:`~rgrasp_viz.analysis.replay_frames`.
+    """
+
+    def __init__(self, result_or_trace, *, interval=200, max_rows=120, start=0):
+        super().__init__()
+        self.trace = as_trace(result_or_trace)
+        self.frames, self.frame_passes = replay_frames(self.trace)
+        self._ev_pos = np.sort(event_positions(self.trace, "passes")[0])
+        last = len(self.frames) - 1
+        start = int(start) % len(self.frames)
+        self.play = widgets.Play(value=start, min=0, max=last, step=1, interval=int(interval),
+                                 description="play")
+        self.slider = widgets.IntSlider(value=start, min=0, max=last, description="step",
+                                        continuous_update=True,
+                                        layout=widgets.Layout(width="480px"))
+        self._link = widgets.link((self.play, "value"), (self.slider, "value"))
+        self.prev_button = widgets.Button(description="◀", tooltip="previous step",
+                                          layout=widgets.Layout(width="40px"))
+        self.next_button = widgets.Button(description="▶", tooltip="next step",
+                                          layout=widgets.Layout(width="40px"))
+        self.prev_button.on_click(lambda _: self.step(-1))
+        self.next_button.on_click(lambda _: self.step(+1))
+        self.label = widgets.HTML()
+        t, step = self.frames[start]
+        self.fig_coefficients = figure_widget(F.coefficients_spec(self.trace, t, step))
+        self.fig_support = figure_widget(F.support_raster_spec(
+            self.trace, max_rows=max_rows, cursor=frame_iteration(self.trace, t, step)))
+        self.fig_progress = figure_widget(F.progress_spec(self.trace, t, step))
+        self._cursor_index = next(i for i, d in enumerate(self.fig_support.data)
+                                  if (d.meta or {}).get("role") == "cursor")
+        self._update_label(start)
+        self.slider.observe(self._on_frame, names="value")
+        hint = "" if self.trace.has_iterates else (
+            " (outer iterations only: solve with record_iterates=True to replay inner steps)")
+        self.children = [
+            widgets.HBox([self.play, self.prev_button, self.next_button, self.slider]),
+            widgets.HTML(f"<small>{method_label(self.trace.method)} — "
+                         f"{len(self.frames)} frames{esc(hint)}</small>"),
+            self.label, self.fig_coefficients, self.fig_progress, self.fig_support]
+        self.add_class("rgrasp-play")
+
+    @property
+    def frame(self):
+        """(int, int or None): the ``(t, step)`` currently shown."""
+        return self.frames[self.slider.value]
+
+    def step(self, k=1):
+        """Move ``k`` frames (clamped to the run).
+
+        Parameters
+        ----------
+        k : int, default 1
+        """
+        self.slider.value = int(min(max(self.slider.value + k, 0), len(self.frames) - 1))
+
+    def _update_label(self, i):
+        t, step = self.frames[i]
+        pos = self.frame_passes[i]
+        n_thr = thresholds_until(self.trace, pos, t, step, self._ev_pos)
+        where = f"x<sup>{t}</sup>" if step is None else f"iteration {t}, inner step {step}"
+        self.label.value = (f"<b>{where}</b> · {pos:.3g} passes · {n_thr:,} hard "
+                            f"thresholdings so far")
+
+    def _on_frame(self, change):
+        i = int(change["new"])
+        t, step = self.frames[i]
+        update_figure(self.fig_coefficients, F.coefficients_spec(self.trace, t, step))
+        update_figure(self.fig_progress, F.progress_spec(self.trace, t, step))
+        cur = frame_iteration(self.trace, t, step)
+        with self.fig_support.batch_update():
+            self.fig_support.data[self._cursor_index].x = [cur, cur]
+        self._update_label(i)
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The live widget, plus a static copy of the figures for pages without a kernel
+        (:func:`rgrasp_viz.viz.static.player_bundle`)."""
+        return static.player_bundle(self, super()._repr_mimebundle_(**kwargs))
+
+
+def play(result_or_trace, **kwargs):
+    """Replay a recorded run inner step by inner step, with linked views.
+
+    Parameters
+    ----------
+    result_or_trace : SolveResult or Trace
+        Inner steps are available when the run was solved with ``record_iterates=True``
+        (every ``record_every`` steps); otherwise the replay steps through outer iterations.
+    **kwargs
+        ``interval`` (ms per frame of the Play widget, default 200), ``max_rows`` (support
+        raster), ``start`` (first frame).
+
+    Returns
+    -------
+    Player
+        An ``ipywidgets.VBox``: Play, step buttons and slider; ``|x|`` with threshold,
+        ``x*`` and ``Z``; the objective so far; the support raster with a cursor.
+    """
+    return Player(result_or_trace, **kwargs)

@@ -1,0 +1,84 @@
+"""Pure figure builders: :class:`~rgrasp_viz.Trace` (or results) in, ``go.Figure`` out.
+
+Nothing here runs a solver, times anything, solves a sub-problem or starts a browser: the
+numbers come from :mod:`rgrasp_viz.analysis`, files are written by
+:mod:`rgrasp_viz.viz.export` (both re-exported here for convenience).  Every builder accepts
+a :class:`~rgrasp_viz.Trace` or anything with a ``.trace`` attribute (a
+:class:`~rgrasp_viz.SolveResult`) and returns a fresh ``plotly.graph_objects.Figure`` whose
+traces carry a ``meta`` dict (``{"role": ..., "method": ...}``) so that dashboards and tests
+can find them; ``*_spec`` twins return the same figure as plain dicts.
+
+The number of plotly traces a builder emits depends only on the number of runs passed in,
+never on the method or the data (empty traces are kept), so a dashboard can update a
+``FigureWidget`` in place when a slider changes.
+
+Labels and colours come from the method registry (:mod:`rgrasp_viz.solvers.registry`).
+
+=====================  ==============================================================
+module                 figures
+=====================  ==============================================================
+``_convergence``       :func:`convergence`
+``_raster``            :func:`support_raster`
+``_thresholding``      :func:`threshold_timeline`
+``_moments``           :func:`coefficients`, :func:`progress`
+``_slack``             :func:`slack_descent`
+``_base``              template, plain-dict traces and specs
+=====================  ==============================================================
+"""
+
+from __future__ import annotations
+
+from ...analysis import (
+                         SLACK_MAX_CELLS,
+                         checkpoint_positions,
+                         estimate_fstar,
+                         event_positions,
+                         raster_matrix,
+                         raster_rows,
+                         run_labels,
+                         slack_ratios,
+                         snapshot,
+                         threshold_share,
+                         trace_label,
+)
+from ...solvers.registry import method_color, method_label
+from ..export import export, find_chromium
+from ._base import TEMPLATE
+from ._convergence import DIVERGED_CUT, convergence, convergence_spec
+from ._moments import coefficients, coefficients_spec, progress, progress_spec
+from ._raster import RASTER_CATEGORIES, support_raster, support_raster_spec
+from ._slack import slack_descent, slack_descent_spec
+from ._thresholding import threshold_timeline, threshold_timeline_spec
+
+__all__ = [
+    "DIVERGED_CUT",
+    "RASTER_CATEGORIES",
+    "SLACK_MAX_CELLS",
+    "TEMPLATE",
+    "checkpoint_positions",
+    "coefficients",
+    "coefficients_spec",
+    "convergence",
+    "convergence_spec",
+    "estimate_fstar",
+    "event_positions",
+    "export",
+    "find_chromium",
+    "method_color",
+    "method_label",
+    "progress",
+    "progress_spec",
+    "raster_matrix",
+    "raster_rows",
+    "run_labels",
+    "slack_descent",
+    "slack_descent_spec",
+    "slack_ratios",
+    "snapshot",
+    "support_raster",
+    "support_raster_spec",
+    "threshold_share",
+    "threshold_timeline",
+    "threshold_timeline_spec",
+    "trace_label",
+]

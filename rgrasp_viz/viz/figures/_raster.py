@@ -1,0 +1,119 @@
+"""The support raster: which coordinates are in play at each outer iteration."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...analysis import as_trace, raster_matrix, raster_rows, support_changes, trace_label
+from ._base import LEGEND_TOP, figure, spec, tr
+
+RASTER_CATEGORIES = (
+    (0, "not involved", "#FFFFFF"),
+    (1, "true support, missed", "#F4C7C3"),
+    (2, "in T, not kept", "#A6CEE3"),
+    (3, "in supp(x^t), not in true support", "#E69F00"),
+    (4, "in supp(x^t) and in true support", "#1B7837"),
+)
+"""Support-raster categories: value in the heatmap, meaning, colour."""
+
+
+def support_raster_spec(trace, max_rows=200, cursor=None):
+    """Plain-dict form of :func:`support_raster`: ``{"data": [...], "layout": {...}}``, not
+    validated (the dashboards update their widgets from it).
+
+    Parameters and meaning as for :func:`support_raster`.
+
+    Returns
+    -------
+    dict
+    """
+    trace = as_trace(trace)
+    rows, hidden = raster_rows(trace, max_rows)
+    z = raster_matrix(trace, rows)
+    n_true = len(trace.true_support)
+    labels = [f"{j}★" if k < n_true else str(j) for k, j in enumerate(rows)]
+    iters = np.arange(len(trace))
+    k = len(RASTER_CATEGORIES)
+    scale = []
+    for v, _, c in RASTER_CATEGORIES:
+        scale += [[v / k, c], [(v + 1) / k, c]]
+    data = [tr(
+        "heatmap",
+        z=z, x=iters, y=labels, zmin=-0.5, zmax=k - 0.5, colorscale=scale, xgap=0,
+        ygap=1 if len(rows) <= 80 else 0,
+        colorbar={"tickvals": [v for v, _, _ in RASTER_CATEGORIES],
+                  "ticktext": [lab for _, lab, _ in RASTER_CATEGORIES], "len": 0.9,
+                  "thickness": 12},
+        hovertemplate="coordinate %{y}<br>iteration %{x}<br>category %{z}<extra></extra>",
+        meta={"role": "raster", "method": trace.method, "coords": rows.tolist()})]
+    label_of = {int(j): lab for j, lab in zip(rows, labels, strict=True)}
+    entered, left = support_changes(trace, rows)
+    data.append(tr(
+        "scatter",
+        x=[t for t, _ in entered], y=[label_of[j] for _, j in entered], mode="markers",
+        name="entered supp",
+        marker={"symbol": "circle-open", "color": "#1A9641", "size": 7, "line": {"width": 2}},
+        hovertemplate="entered: coordinate %{y} at iteration %{x}<extra></extra>",
+        meta={"role": "entered", "method": trace.method}))
+    data.append(tr(
+        "scatter",
+        x=[t for t, _ in left], y=[label_of[j] for _, j in left], mode="markers",
+        name="left supp",
+        marker={"symbol": "x-thin", "color": "#D7191C", "size": 7,
+                "line": {"width": 2, "color": "#D7191C"}},
+        hovertemplate="left: coordinate %{y} at iteration %{x}<extra></extra>",
+        meta={"role": "left", "method": trace.method}))
+    cx = [] if cursor is None or not labels else [float(cursor)] * 2
+    cy = [] if cursor is None or not labels else [labels[0], labels[-1]]
+    data.append(tr(
+        "scatter",
+        x=cx, y=cy, mode="lines", name="now", showlegend=False,
+        line={"color": "black", "width": 2, "dash": "dot"}, hoverinfo="skip",
+        meta={"role": "cursor", "method": trace.method}))
+    shapes = []
+    if 0 < n_true < len(rows):
+        shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "yref": "y",
+                       "y0": n_true - 0.5, "y1": n_true - 0.5,
+                       "line": {"color": "black", "width": 1}})
+    note = f"; {hidden} more coordinates not shown" if hidden else ""
+    return spec(data, dict(
+        title={"text": f"Support of {trace_label(trace)} — true support (★) on "
+                       f"top<br><sup>{len(rows)} coordinates{note}</sup>", "x": 0.02},
+        height=max(320, min(900, 120 + 7 * len(rows))),
+        margin={"l": 60, "r": 20, "t": 70, "b": 90},
+        xaxis={"title": {"text": "outer iteration t"}, "range": [-0.5, len(trace) - 0.5]},
+        # rows are categories, in this order, whatever their labels look like ("120")
+        yaxis={"type": "category", "categoryorder": "array", "categoryarray": labels,
+               "autorange": "reversed", "showticklabels": len(rows) <= 60,
+               "title": {"text": "coordinate"}},
+        legend=LEGEND_TOP, shapes=shapes,
+        meta={"rows": rows.tolist(), "n_true": n_true, "hidden": hidden}))
+
+
+def support_raster(trace, max_rows=200, cursor=None):
+    """Which coordinates are in play at each outer iteration.
+
+    Rows are coordinates (true support first, separated by a line), columns outer
+    iterations ``t = 0..n_iter``.  Cells: in ``supp(x^t)`` (split into true / false
+    positives), in the merged support ``T`` of iteration ``t`` but not kept by the closing
+    ``H_s``, or a true-support coordinate that was missed.  Markers show coordinates that
+    entered (green circle) or left (red x) the support at each thresholding, i.e. between
+    ``x^{t-1}`` and ``x^t``.
+
+    Parameters
+    ----------
+    trace : Trace or SolveResult
+    max_rows : int, default 200
+        At most this many rows (true support always shown; coordinates that were only ever
+        in ``T`` are dropped first).
+    cursor : float, optional
+        Draw a vertical line at this (possibly fractional) iteration; ``play`` moves it
+        through the epochs.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Traces with ``meta["role"]``: ``"raster"`` (heatmap; ``meta["coords"]`` lists the
+        coordinate of each row), ``"entered"``, ``"left"``, ``"cursor"``.
+    """
+    return figure(support_raster_spec(trace, max_rows=max_rows, cursor=cursor))

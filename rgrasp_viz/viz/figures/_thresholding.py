@@ -1,0 +1,135 @@
+"""The hard-thresholding timeline: when, how often, at what (estimated) cost."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...analysis import as_traces, event_positions, iteration_positions, run_labels, threshold_share
+from ...solvers.registry import method_color
+from ._base import LEGEND, figure, short, spec, tr
+
+_MAX_COUNT_POINTS = 2000
+
+
+def _running_count(run, x, pos):
+    """The count-so-far curve of one run (thinned to ``_MAX_COUNT_POINTS``)."""
+    if run.meta.get("events_truncated") or len(pos) == 0:
+        return iteration_positions(run, x), np.asarray(run.n_thresholds, dtype=np.float64)
+    order = np.argsort(pos, kind="stable")
+    cx = pos[order]
+    cy = np.arange(1, len(cx) + 1, dtype=np.float64)
+    if len(cx) > _MAX_COUNT_POINTS:  # thin uniformly, keep the last point
+        keep = np.unique(np.r_[np.linspace(0, len(cx) - 1, _MAX_COUNT_POINTS)
+                               .astype(np.int64), len(cx) - 1])
+        cx, cy = cx[keep], cy[keep]
+    return np.r_[0.0, cx], np.r_[0.0, cy]
+
+
+def threshold_timeline_spec(traces, x="passes", cost=None):
+    """Plain-dict form of :func:`threshold_timeline`: ``{"data": [...], "layout": {...}}``, not
+    validated (the dashboards update their widgets from it).
+
+    Parameters and meaning as for :func:`threshold_timeline`.
+
+    Returns
+    -------
+    dict
+    """
+    traces = as_traces(traces)
+    if x not in ("passes", "steps"):
+        raise ValueError(f"x must be 'passes' or 'steps', got {x!r}")
+    labels = run_labels(traces)
+    data = []
+    shares = []
+    lanes = list(range(len(traces)))
+    for lane, run, lab in zip(lanes, traces, labels, strict=True):
+        color = method_color(run.method)
+        pos, kind = event_positions(run, x)
+        for kd, kname in ((0, "inner"), (1, "outer")):
+            p = pos[kind == kd]
+            h = 0.38 if kd == 0 else 0.48
+            xs = np.repeat(p, 3)
+            ys = np.tile(np.array([lane - h, lane + h, np.nan]), len(p))
+            xs[2::3] = np.nan
+            data.append(tr(
+                "scatter",
+                x=xs, y=ys, mode="lines", xaxis="x", yaxis="y",
+                line={"color": color if kd == 0 else "black", "width": 1 if kd == 0 else 2},
+                name=f"{lab}: {'H inside epochs' if kd == 0 else 'closing H_s'}",
+                legendgroup=f"run{lane}", showlegend=False, hoverinfo="skip",
+                meta={"role": "marks", "method": run.method, "run": lane, "kind": kname,
+                      "count": len(p)}))
+        cx, cy = _running_count(run, x, pos)
+        data.append(tr(
+            "scatter",
+            x=cx, y=cy, mode="lines", line={"color": color, "width": 2, "shape": "hv"},
+            name=lab, legendgroup=f"run{lane}", xaxis="x2", yaxis="y2",
+            hovertemplate=f"{lab}<br>%{{y:,}} thresholdings by %{{x:.4g}}<extra></extra>",
+            meta={"role": "counts", "method": run.method, "run": lane}))
+        shares.append(threshold_share(run, cost))
+    share_pct = [100 * s["share"] if math.isfinite(s["share"]) else 0.0 for s in shares]
+    text = [f"{s['count']:,} H · {1e3 * s['solver_time']:.0f} ms · "
+            + (f"≈{100 * s['share']:.0f}%" if math.isfinite(s["share"]) else "n/a")
+            for s in shares]
+    data.append(tr(
+        "bar",
+        x=share_pct, y=lanes, orientation="h", xaxis="x3", yaxis="y3",
+        marker={"color": [method_color(t.method) for t in traces]}, text=text,
+        textposition="outside", cliponaxis=False, showlegend=False,
+        hovertemplate="%{text}<extra>estimated share of solver time</extra>",
+        meta={"role": "share", "methods": [t.method for t in traces]}))
+    axis_x = "effective passes" if x == "passes" else "inner steps"
+    lane_axis = {"tickvals": lanes, "ticktext": labels, "range": [len(lanes) - 0.4, -0.6],
+                 "showgrid": False, "zeroline": False}
+    src = shares[0]["source"] if len({s["source"] for s in shares}) == 1 else \
+        "estimated per run: count × measured t_H (see fig.layout.meta['share'])"
+    return spec(data, dict(
+        title={"text": "Hard thresholding: when, how often, at what cost"
+                       f"<br><sup>{short(src)}</sup>", "x": 0.02},
+        height=300 + 60 * len(traces),
+        margin={"l": 90, "r": 20, "t": 70, "b": 90},
+        xaxis={"domain": [0, 0.7], "anchor": "y", "matches": "x2", "showticklabels": False},
+        yaxis={"domain": [0.45, 1], **lane_axis},
+        xaxis2={"domain": [0, 0.7], "anchor": "y2", "title": {"text": axis_x}},
+        yaxis2={"domain": [0, 0.38], "type": "log", "title": {"text": "count so far"},
+                "exponentformat": "power"},
+        xaxis3={"domain": [0.76, 1], "anchor": "y3", "range": [0, 100],
+                "title": {"text": "% of solver time (est.)"}},
+        yaxis3={"domain": [0.45, 1], "anchor": "x3", **lane_axis, "showticklabels": False},
+        legend=LEGEND,
+        meta={"share": [{k: v for k, v in s.items() if k != "per_op"}
+                        | {"per_op": {str(k): v for k, v in s["per_op"].items()}}
+                        for s in shares], "x": x}))
+
+
+def threshold_timeline(traces, x="passes", cost=None):
+    """One mark per hard-thresholding operation, per run, with running counts and cost.
+
+    SVRGHT thresholds after every inner step (a dense comb), SVRGSP once per epoch (the
+    closing ``H_s``), SVRGSP+ also ``m`` times inside each epoch (``H_|T|``), FG-HT and
+    GraSP once per iteration.
+
+    Parameters
+    ----------
+    traces : Trace, SolveResult or list of them
+    x : {"passes", "steps"}
+        Axis: effective passes or cumulative inner steps (see
+        :func:`~rgrasp_viz.analysis.event_positions`).
+    cost : None, float, dict or callable, optional
+        Cost model for the share of solver time (see
+        :func:`~rgrasp_viz.analysis.threshold_share`); ``None`` leaves the share out.  Pass
+        ``cost=rgrasp_viz.viz.measured_threshold_cost`` for costs measured on this machine.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Top left: one lane per run; every mark is a short vertical segment (a line trace
+        with NaN gaps, ``meta["role"]`` ``"marks"``, ``meta["kind"]`` ``"inner"`` /
+        ``"outer"``, ``meta["count"]`` marks).  Bottom left: running counts
+        (``"counts"``, ending at ``n_thresholds[-1]``).  Right: the estimated share of
+        solver time (``"share"`` bars).  ``fig.layout.meta["share"]`` holds the
+        :func:`~rgrasp_viz.analysis.threshold_share` dicts.
+    """
+    return figure(threshold_timeline_spec(traces, x=x, cost=cost))
