@@ -32,6 +32,7 @@ import numpy as np
 import plotly.io as pio
 
 from .._io import atomic_path
+from ..analysis import as_traces
 from . import figures as F
 
 __all__ = ["VIEWS", "Animation", "animate", "animation_frames", "compose", "find_encoder"]
@@ -139,7 +140,7 @@ def animation_frames(runs, max_frames=48, until=None):
     passes : list of float
         The position of each frame.
     """
-    traces = F._as_traces(runs)
+    traces = as_traces(runs)
     if int(max_frames) < 2:
         raise ValueError(f"max_frames must be >= 2, got {max_frames}")
     replays = [_replay(tr) for tr in traces]
@@ -580,7 +581,7 @@ def animate(runs, path, *, views=VIEWS, max_frames=48, fps=8.0, hold=1.5, until=
     >>> rv.animate(runs, "epoch.gif")   # doctest: +SKIP
     Animation('epoch.gif', mp4='epoch.mp4', 40 frames, 960x628 px, 6.5 s, 0.41 MB)
     """
-    traces = F._as_traces(runs)
+    traces = as_traces(runs)
     if len(traces) > MAX_RUNS:
         raise ValueError(f"at most {MAX_RUNS} runs side by side, got {len(traces)}")
     path = Path(path)
