@@ -482,7 +482,8 @@ def test_fetched_problem_solves_with_svrgsp(server, tiny, tmp_path):
     t0 = time.perf_counter()
     res = rv.solve(prob, method="svrgsp", s=8, random_state=0, max_iter=30, warn=False)
     elapsed = time.perf_counter() - t0
-    assert res.status in (0, 1) and np.all(np.isfinite(res.x))
+    assert res.status in (rv.Status.CONVERGED, rv.Status.MAX_ITER, rv.Status.STALLED)
+    assert np.all(np.isfinite(res.x))
     assert np.count_nonzero(res.x) <= 8
     # the start x = 0 has objective log 2; the labels are informative, so it must drop
     assert res.fun < 0.8 * math.log(2.0)

@@ -235,10 +235,15 @@ def test_lock_is_exclusive_and_released(tmp_path):
 
 
 def test_rerun_without_png_leaves_no_stale_png(tmp_path, monkeypatch):
+    import importlib
+
     from rgrasp_viz.viz import figures
 
+    export = importlib.import_module("rgrasp_viz.viz.export")  # the module, not the function
+
     monkeypatch.setattr(figures, "find_chromium", lambda: "/usr/bin/chromium")
-    monkeypatch.setattr(figures, "_write_png",
+    monkeypatch.setattr(export, "find_chromium", lambda: "/usr/bin/chromium")
+    monkeypatch.setattr(export, "_write_png",
                         lambda fig, path, w, h, scale: Path(path).write_bytes(b"\x89PNG\r\n"))
     out = tmp_path / "run"
     rep = R.run("fig1-setting1", quick=True, out=out, png=True, progress=False, budget=3)

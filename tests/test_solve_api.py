@@ -667,7 +667,8 @@ def test_bounded_blow_up_is_divergence_not_convergence(factor):
                    inner="on_T")
     assert res.trace.objective[-1] > res.trace.objective[0]
     assert res.status == 2 and not res.success
-    assert "diverged" in res.message and "rose" in res.message
+    # it ends above F(x0) ("rose") or blows up further on the way ("at iteration")
+    assert res.message.startswith("diverged")
 
 
 def _stagnation_stop(objective, ftol, patience):
