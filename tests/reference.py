@@ -88,6 +88,101 @@ def _support_pursuit(g, x, s):
     return Z, T
 
 
+def sample_loss(a, y, loss):
+    """Per-sample loss as a function of the margin ``a``."""
+    a = np.asarray(a, dtype=np.float64)
+    if loss == "squares":
+        return 0.5 * (a - y) ** 2
+    return np.logaddexp(0.0, -y * a)
+
+
+# -- one inner epoch, literally (the kernels' oracle) -----------------------------------------
+
+
+def _events_between(prev, keep):
+    """(entered, left) of the kept set ``keep`` relative to ``prev``."""
+    prev, keep = set(int(v) for v in prev), set(int(v) for v in keep)
+    return len(keep - prev), len(prev - keep)
+
+
+def svrg_epoch(W, y, loss, z0, g, idx, eta, lam=0.0, thr_every=0, s_keep=0, rec_every=0,
+               prev=(), huge=1e150):
+    """One SVRG inner epoch (Algorithm 2's loop, SVRGHT's with ``thr_every = 1``), eager.
+
+    ``z~ = z0``; step ``j`` with sample ``i``:
+    ``z <- z - eta * (f_i'(w_i z) w_i - f_i'(w_i z~) w_i + lam (z - z~) + g)`` where ``g`` is
+    the full gradient at ``z~`` including its ``lam z~``; then ``z <- H_{s_keep}(z)`` when
+    ``thr_every > 0`` and ``(j + 1) % thr_every == 0``; every ``rec_every`` steps a checkpoint:
+    the mean of the sampled ``f_i(w_i z)`` (margins before each step) since the previous one
+    and a copy of ``z``.  A margin with ``not |a| < huge`` stops the epoch before step ``j``.
+
+    Returns a dict: ``z``, ``steps``, ``status`` (1: stopped), ``events`` (rows of
+    ``(step, entered, left)``), ``keep`` (last kept set, ascending), ``rec``, ``snaps``.
+    """
+    W = _dense(W)
+    z = np.array(z0, dtype=np.float64)
+    zt = z.copy()
+    snap_dl = dl(W @ zt, y, loss)
+    prev = np.asarray(prev, dtype=np.int64)
+    events, rec, snaps, window = [], [], [], []
+    status, steps = 0, len(idx)
+    for j, i in enumerate(idx):
+        a = float(W[i] @ z)
+        if not abs(a) < huge:
+            status, steps = 1, j
+            break
+        window.append(float(sample_loss(a, y[i], loss)))
+        c = float(dl(a, y[i], loss)) - snap_dl[i]
+        z = z - eta * (c * W[i] + lam * (z - zt) + g)
+        if thr_every > 0 and (j + 1) % thr_every == 0:
+            keep = top_k_ref(z, s_keep)
+            z = hard_threshold_ref(z, s_keep)
+            events.append((j + 1, *_events_between(prev, keep)))
+            prev = keep
+        if rec_every > 0 and (j + 1) % rec_every == 0:
+            rec.append(float(np.mean(window)))
+            window = []
+            snaps.append(z.copy())
+    return {"z": z, "steps": steps, "status": status,
+            "events": np.array(events, dtype=np.int64).reshape(-1, 3),
+            "keep": np.sort(prev), "rec": np.array(rec),
+            "snaps": np.array(snaps).reshape(-1, z.shape[0])}
+
+
+def sg_epoch(W, y, loss, z0, idx, batch, eta, s_keep, lam=0.0, rec_every=0, prev=(),
+             huge=1e150):
+    """SG-HT's inner loop: ``z <- H_s(z - eta (mean_b f_b'(w_b z) w_b + lam z))`` for the
+    consecutive mini-batches of ``idx``; checkpoints as in :func:`svrg_epoch` (one per
+    ``rec_every`` steps, the mean over the samples of those steps)."""
+    W = _dense(W)
+    z = np.array(z0, dtype=np.float64)
+    prev = np.asarray(prev, dtype=np.int64)
+    n_steps = len(idx) // batch
+    events, rec, snaps, window = [], [], [], []
+    status, steps = 0, n_steps
+    for j in range(n_steps):
+        rows = idx[j * batch:(j + 1) * batch]
+        a = W[rows] @ z
+        bad = np.flatnonzero(~(np.abs(a) < huge))
+        if bad.size:
+            status, steps = 1, j
+            break
+        window.extend(float(v) for v in sample_loss(a, y[rows], loss))
+        gb = W[rows].T @ dl(a, y[rows], loss) / batch
+        keep = top_k_ref(z - eta * (gb + lam * z), s_keep)
+        z = hard_threshold_ref(z - eta * (gb + lam * z), s_keep)
+        events.append((j + 1, *_events_between(prev, keep)))
+        prev = keep
+        if rec_every > 0 and (j + 1) % rec_every == 0:
+            rec.append(float(np.mean(window)))
+            window = []
+            snaps.append(z.copy())
+    return {"z": z, "steps": steps, "status": status,
+            "events": np.array(events, dtype=np.int64).reshape(-1, 3),
+            "keep": np.sort(prev), "rec": np.array(rec),
+            "snaps": np.array(snaps).reshape(-1, z.shape[0])}
+
+
 # -- the six methods --------------------------------------------------------------------------
 
 

@@ -124,40 +124,149 @@ def _after_step(j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags,
     return n_prev, n_ev, n_rec, acc, cnt
 
 
+_FAST = {"reassoc", "contract"}
+"""Floating-point licence of the streaming loops below: sums may be reassociated (so LLVM
+vectorises them into several partial sums) and ``a * b + c`` fused.  NaN and infinity keep
+their meaning, so the divergence test still sees them.  A margin then differs from a
+sequential sum by rounding only (on a given machine, always in the same way)."""
+
+
+@njit(cache=True, fastmath=_FAST, **_INTERNAL)
+def _dot(X, i, v):
+    """``X[i, :p] @ v`` (``p = len(v)``), vectorised."""
+    a = 0.0
+    for k in range(v.shape[0]):
+        a += X[i, k] * v[k]
+    return a
+
+
+@njit(cache=True, fastmath=_FAST, **_INTERNAL)
+def _step_dot(X, i, u, ec, i2):
+    """``u -= ec * X[i, :p]`` and, in the same sweep, return ``X[i2, :p] @ u`` (updated)."""
+    a = 0.0
+    for k in range(u.shape[0]):
+        v = u[k] - ec * X[i, k]
+        u[k] = v
+        a += X[i2, k] * v
+    return a
+
+
+@njit(cache=True, fastmath=_FAST, **_INTERNAL)
+def _step_dot2(X, i, u, ec, i2, h):
+    """:func:`_step_dot` that also returns ``X[i2, :p] @ h`` (same sweep)."""
+    a = 0.0
+    b = 0.0
+    for k in range(u.shape[0]):
+        v = u[k] - ec * X[i, k]
+        u[k] = v
+        a += X[i2, k] * v
+        b += X[i2, k] * h[k]
+    return a, b
+
+
+@njit(cache=True, fastmath=_FAST, **_INTERNAL)
+def _axpy2(u, c, X, i, b, g):
+    """``u += c * X[i, :p] + b * g``."""
+    for k in range(u.shape[0]):
+        u[k] += c * X[i, k] + b * g[k]
+
+
+@njit(cache=True, **_INTERNAL, inline="always")
+def _drift(z, g, D):
+    """``z -= D * g``: apply ``D / eta`` pending steps of the dense part ``-eta * g``."""
+    for k in range(z.shape[0]):
+        z[k] -= D * g[k]
+
+
 @njit(cache=True)
 def svrg_epoch_dense(X, y, loss, z, g, snap_dloss, idx, eta, thr_every, s_keep,
                      keep_idx, prev_idx, n_prev, cand, mags, vbuf,
                      ev_step, ev_in, ev_out, track, rec_every, rec_loss, snaps):
-    """SVRG inner loop (Algorithm 2 / SVRGHT) on a dense C-contiguous ``X`` (n x p).
+    """SVRG inner loop (Algorithm 2 / SVRGHT) on a dense C-contiguous ``X`` (n x >= p).
 
     ``z <- z - eta * (grad f_i(z) - grad f_i(z~) + g)`` for ``i`` in ``idx``; when
     ``thr_every > 0``, ``z <- H_{s_keep}(z)`` after every ``thr_every``-th step.
     ``grad f_i(z~) = snap_dloss[i] * w_i`` is rebuilt from ``snap_dloss[i] = f_i'(w_i^T z~)``,
     stored by the full-gradient pass (one ``exp`` per step less for the logistic loss).
+    Only the first ``p = len(z)`` columns of ``X`` are read (the on-T reading passes
+    ``W[:, T]`` inside a wider buffer).
+
+    Unless the iterate is thresholded after every step (SVRGHT), the constant part
+    ``-eta * g`` of a step is applied lazily, as in :func:`svrg_epoch_csr`: the kernel keeps
+    ``u = z + D * g`` (``D = (j - t0) * eta`` since the last synchronisation ``t0``) in the
+    buffer of ``z``, and a margin is ``<w_i, u> - D * (W g)_i``, with ``(W g)_i`` formed the
+    first time row ``i`` is needed.  Each step's update ``u -= eta * c * w_i`` and the next
+    step's ``<w_next, u>`` share one sweep, so a step streams ``u`` once and ``g`` (almost)
+    never.  ``z`` is materialised before a thresholding event (then the clock restarts), at
+    a divergence stop and at the end of the epoch; a snapshot is written straight into its
+    buffer row, leaving the state alone, so recording never changes the run.  With
+    ``thr_every == 1`` the update is eager and, after each ``H_s``, the next margin reads
+    only the kept coordinates (the others are zero).  The iterates equal the eager
+    update's up to rounding.
     """
-    p = z.shape[0]
+    n_steps = idx.shape[0]
     n_ev = _ZERO  # not a literal 0: that would type (and compile) _after_step twice
     n_rec = _ZERO
     acc = 0.0
     cnt = _ZERO
-    for j in range(idx.shape[0]):
+    if n_steps == 0:
+        return 0, n_ev, n_rec, n_prev, 0
+    n = X.shape[0]
+    wg = np.empty(n)  # (W g)_i, formed the first time row i follows a step (NaN: not yet)
+    for r in range(n):
+        wg[r] = np.nan
+    snap = snaps.shape[0] > 0
+    t0 = 0  # step of the last synchronisation (z == u there)
+    au = _dot(X, idx[0], z)  # <w_i, u> of the coming step
+    for j in range(n_steps):
         i = idx[j]
-        a = row_dot(X, i, z)
+        D = (j - t0) * eta
+        a = au - D * wg[i] if j > t0 else au
         if not abs(a) < _HUGE:
+            _drift(z, g, D)
             return j, n_ev, n_rec, n_prev, 1
-        yi = y[i]
-        fa, da = loss_and_dloss(a, yi, loss)
+        fa, da = loss_and_dloss(a, y[i], loss)
         acc += fa
         cnt += 1
-        c = da - snap_dloss[i]
-        for k in range(p):
-            z[k] -= eta * (c * X[i, k] + g[k])
-        if _due(j, thr_every) or _due(j, rec_every):  # a call every step halves the speed
+        ec = eta * (da - snap_dloss[i])
+        event = _due(j, thr_every)
+        if event or j + 1 == n_steps:
+            # thr_every == 1: z -= ec * w_i + eta * g (eager, no clock); else u -= ec * w_i
+            _axpy2(z, -ec, X, i, -eta if thr_every == 1 else 0.0, g)
+        else:  # u -= ec * w_i and the next margin <w_next, u> in one sweep
+            i2 = idx[j + 1]
+            if wg[i2] == wg[i2]:
+                au = _step_dot(X, i, z, ec, i2)
+            else:
+                au, wg[i2] = _step_dot2(X, i, z, ec, i2, g)
+        if event:  # H reads every coordinate: synchronise, threshold, restart the clock
+            if thr_every != 1:
+                _drift(z, g, (j + 1 - t0) * eta)
             n_prev, n_ev, n_rec, acc, cnt = _after_step(
                 j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf,
                 ev_step, ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec,
                 acc, cnt)
-    return idx.shape[0], n_ev, n_rec, n_prev, 0
+            t0 = j + 1
+            if j + 1 < n_steps:
+                if thr_every == 1:  # z is zero outside the n_prev kept coordinates
+                    au = 0.0
+                    i2 = idx[j + 1]
+                    for q in range(n_prev):
+                        k = keep_idx[q]
+                        au += X[i2, k] * z[k]
+                else:
+                    au = _dot(X, idx[j + 1], z)
+        elif _due(j, rec_every):
+            rec_loss[n_rec] = acc / cnt
+            acc = 0.0
+            cnt = _ZERO
+            if snap:  # written straight into the buffer: recording never changes the run
+                D1 = (j + 1 - t0) * eta
+                for k in range(z.shape[0]):
+                    snaps[n_rec, k] = z[k] - D1 * g[k]
+            n_rec += 1
+    _drift(z, g, (n_steps - t0) * eta)
+    return n_steps, n_ev, n_rec, n_prev, 0
 
 
 @njit(cache=True, **_INTERNAL)
