@@ -57,18 +57,21 @@ def dl(a, y, loss):
     return -y * expit(-y * a)
 
 
-def objective(W, y, x, loss):
+def objective(W, y, x, loss, lam=0.0):
+    """``F(x) = mean_i f_i(x) + (lam / 2) ||x||^2``."""
     a = np.asarray(W @ x, dtype=np.float64).ravel()
+    ridge = 0.5 * lam * float(x @ x)
     if loss == "squares":
-        return float(np.mean(0.5 * (a - y) ** 2))
-    return float(np.mean(np.logaddexp(0.0, -y * a)))
+        return float(np.mean(0.5 * (a - y) ** 2)) + ridge
+    return float(np.mean(np.logaddexp(0.0, -y * a))) + ridge
 
 
-def grad(W, y, x, loss):
-    """Full gradient ``W^T dl(W x, y) / n``."""
+def grad(W, y, x, loss, lam=0.0):
+    """Full gradient ``W^T dl(W x, y) / n`` (plus ``lam * x``: the ridge term)."""
     n = W.shape[0]
     a = np.asarray(W @ x, dtype=np.float64).ravel()
-    return np.asarray(W.T @ dl(a, y, loss), dtype=np.float64).ravel() / n
+    g = np.asarray(W.T @ dl(a, y, loss), dtype=np.float64).ravel() / n
+    return g + lam * x if lam else g
 
 
 def _dense(W):
@@ -127,13 +130,14 @@ def svrg_epoch(W, y, loss, z0, g, idx, eta, lam=0.0, thr_every=0, s_keep=0, rec_
     events, rec, snaps, window = [], [], [], []
     status, steps = 0, len(idx)
     for j, i in enumerate(idx):
-        a = float(W[i] @ z)
+        w = W[i]
+        a = float(w @ z)
         if not abs(a) < huge:
             status, steps = 1, j
             break
         window.append(float(sample_loss(a, y[i], loss)))
         c = float(dl(a, y[i], loss)) - snap_dl[i]
-        z = z - eta * (c * W[i] + lam * (z - zt) + g)
+        z = z - eta * (c * w + lam * (z - zt) + g)
         if thr_every > 0 and (j + 1) % thr_every == 0:
             keep = top_k_ref(z, s_keep)
             z = hard_threshold_ref(z, s_keep)
@@ -186,13 +190,13 @@ def sg_epoch(W, y, loss, z0, idx, batch, eta, s_keep, lam=0.0, rec_every=0, prev
 # -- the six methods --------------------------------------------------------------------------
 
 
-def fght(W, y, loss, s, eta, n_iter, x0=None):
+def fght(W, y, loss, s, eta, n_iter, x0=None, lam=0.0):
     """FG-HT: ``x <- H_s(x - eta * grad F(x))``."""
     W = _dense(W)
     x = _start(W.shape[1], s, x0)
     xs = [x.copy()]
     for _ in range(n_iter):
-        x = hard_threshold_ref(x - eta * grad(W, y, x, loss), s)
+        x = hard_threshold_ref(x - eta * grad(W, y, x, loss, lam), s)
         xs.append(x.copy())
     return {"x": xs}
 
@@ -230,7 +234,7 @@ def grasp_logistic_subproblem(W, y, T, z0):
     return res.x
 
 
-def sght(W, y, loss, s, eta, n_iter, batch, random_state, x0=None):
+def sght(W, y, loss, s, eta, n_iter, batch, random_state, x0=None, lam=0.0):
     """SG-HT: ``n_steps`` mini-batch steps, each followed by ``H_s``."""
     W = _dense(W)
     n, d = W.shape
@@ -245,13 +249,13 @@ def sght(W, y, loss, s, eta, n_iter, batch, random_state, x0=None):
             rows = idx[j * batch : (j + 1) * batch]
             Wb = W[rows]
             gb = Wb.T @ dl(Wb @ z, y[rows], loss) / batch
-            z = hard_threshold_ref(z - eta * gb, s)
+            z = hard_threshold_ref(z - eta * (gb + lam * z), s)
         x = z
         xs.append(x.copy())
     return {"x": xs}
 
 
-def svrght(W, y, loss, s, eta, n_iter, J, random_state, x0=None):
+def svrght(W, y, loss, s, eta, n_iter, J, random_state, x0=None, lam=0.0):
     """SVRGHT: SVRG epochs with ``H_s`` after every inner step; the new snapshot is ``z^J``."""
     W = _dense(W)
     n, d = W.shape
@@ -259,22 +263,26 @@ def svrght(W, y, loss, s, eta, n_iter, J, random_state, x0=None):
     x = _start(d, s, x0)
     xs = [x.copy()]
     for _ in range(n_iter):
-        g = grad(W, y, x, loss)
+        g = grad(W, y, x, loss, lam)
         idx = rng.integers(0, n, size=J)
         x_snap = x.copy()
         z = x.copy()
         for i in idx:
             w = W[i]
             c = dl(w @ z, y[i], loss) - dl(w @ x_snap, y[i], loss)
-            z = hard_threshold_ref(z - eta * (c * w + g), s)
+            z = hard_threshold_ref(z - eta * (c * w + lam * (z - x_snap) + g), s)
         x = z
         xs.append(x.copy())
     return {"x": xs}
 
 
 def svrgsp(W, y, loss, s, eta, n_iter, J, m, random_state, inner="restricted", plus=False,
-           x0=None):
+           x0=None, lam=0.0):
     """SVRGSP / SVRGSP+ (Algorithm 1 with Algorithm 2 as the sub-problem solver).
+
+    With ``lam > 0`` the objective is ``F + (lam / 2) ||x||^2`` and every component carries
+    the ridge term: an inner step is ``z <- z - eta (c w_i + lam (z - z~) + g)`` with ``g``
+    the full gradient at the snapshot ``z~`` (ridge included).
 
     ``inner="restricted"``: ``z`` lives on ``T`` (``H_|T|`` of SVRGSP+ keeps everything).
     ``inner="full"``: ``z`` lives on all ``d`` coordinates; SVRGSP+ applies
@@ -288,7 +296,7 @@ def svrgsp(W, y, loss, s, eta, n_iter, J, m, random_state, inner="restricted", p
     x = _start(d, s, x0)
     out = {"x": [x.copy()], "Z": [], "T": [], "b": []}
     for _ in range(n_iter):
-        g = grad(W, y, x, loss)
+        g = grad(W, y, x, loss, lam)
         Z, T = _support_pursuit(g, x, s)
         idx = rng.integers(0, n, size=J)
         b = np.zeros(d)
@@ -297,7 +305,7 @@ def svrgsp(W, y, loss, s, eta, n_iter, J, m, random_state, inner="restricted", p
             z = x[T].copy()
             for j, i in enumerate(idx):
                 c = dl(WT[i] @ z, y[i], loss) - dl(W[i] @ x, y[i], loss)
-                z = z - eta * (c * WT[i] + g[T])
+                z = z - eta * (c * WT[i] + lam * (z - x[T]) + g[T])
                 if plus and (j + 1) % every == 0:
                     z = hard_threshold_ref(z, len(T))  # keeps all |T| coordinates
             b[T] = z
@@ -306,7 +314,7 @@ def svrgsp(W, y, loss, s, eta, n_iter, J, m, random_state, inner="restricted", p
             for j, i in enumerate(idx):
                 w = W[i]
                 c = dl(w @ z, y[i], loss) - dl(w @ x, y[i], loss)
-                z = z - eta * (c * w + g)
+                z = z - eta * (c * w + lam * (z - x) + g)
                 if plus and (j + 1) % every == 0:
                     z = hard_threshold_ref(z, len(T))
             b[T] = z[T]
@@ -319,19 +327,23 @@ def svrgsp(W, y, loss, s, eta, n_iter, J, m, random_state, inner="restricted", p
 
 
 def run(method, W, y, loss, *, s, eta, n_iter, J=None, m=None, batch=None,
-        random_state=None, inner="restricted", x0=None):
-    """Dispatch by package method name (grasp: least squares only)."""
+        random_state=None, inner="restricted", x0=None, lam=0.0):
+    """Dispatch by package method name (grasp: least squares only, ``lam = 0`` only).
+
+    ``inner`` accepts the package's reading names too ("paper" = "full", "on_T" =
+    "restricted")."""
+    inner = {"paper": "full", "on_T": "restricted"}.get(inner, inner)
     if method == "fght":
-        return fght(W, y, loss, s, eta, n_iter, x0=x0)
+        return fght(W, y, loss, s, eta, n_iter, x0=x0, lam=lam)
     if method == "grasp":
-        if loss != "squares":
-            raise ValueError("the reference GraSP iteration is for least squares only")
+        if loss != "squares" or lam:
+            raise ValueError("the reference GraSP iteration is for least squares, lam = 0")
         return grasp_squares(W, y, s, n_iter, x0=x0)
     if method == "sght":
-        return sght(W, y, loss, s, eta, n_iter, batch, random_state, x0=x0)
+        return sght(W, y, loss, s, eta, n_iter, batch, random_state, x0=x0, lam=lam)
     if method == "svrght":
-        return svrght(W, y, loss, s, eta, n_iter, J, random_state, x0=x0)
+        return svrght(W, y, loss, s, eta, n_iter, J, random_state, x0=x0, lam=lam)
     if method in ("svrgsp", "svrgsp+"):
         return svrgsp(W, y, loss, s, eta, n_iter, J, m, random_state, inner=inner,
-                      plus=method == "svrgsp+", x0=x0)
+                      plus=method == "svrgsp+", x0=x0, lam=lam)
     raise ValueError(f"unknown method {method!r}")

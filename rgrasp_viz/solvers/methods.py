@@ -162,7 +162,7 @@ class _Stochastic(_Method):
         """One SVRG epoch on ``X``: a dense array or a ``(data, indices, indptr)`` tuple."""
         ws, p = self.ws, self.p
         snaps = ws.snap_buffer(z.shape[0], p["record_iterates"])
-        common = (self.problem.y, self.loss_code, z, g, snap_dloss, idx, p["eta"],
+        common = (self.problem.y, self.loss_code, z, g, snap_dloss, idx, p["eta"], 0.0,
                   thr_every, s_keep, ws.keep_idx, ws.prev_idx, n_prev, ws.cand, ws.mags, ws.vbuf,
                   ws.ev_step, ws.ev_in, ws.ev_out, p["record"], ws.rec_every, ws.rec_loss,
                   snaps)
@@ -193,7 +193,7 @@ class SGHT(_Stochastic):
         z = x.copy()
         n_prev = ws.set_prev(np.flatnonzero(x))
         snaps = ws.snap_buffer(self.d, p["record_iterates"])
-        common = (self.problem.y, self.loss_code, z, idx, self.batch, p["eta"], p["s"],
+        common = (self.problem.y, self.loss_code, z, idx, self.batch, p["eta"], 0.0, p["s"],
                   self.gbuf, ws.keep_idx, ws.prev_idx, n_prev, ws.cand, ws.mags, ws.vbuf,
                   ws.ev_step, ws.ev_in, ws.ev_out, p["record"], ws.rec_every, ws.rec_loss,
                   snaps)
