@@ -176,12 +176,12 @@ def _axpy2(u, c, X, i, b, g):
         u[k] += c * X[i, k] + b * g[k]
 
 
-@njit(cache=True, **_INTERNAL, inline="always")
-def _sync(z, sig, D, h):
-    """``z = sig * u - D * h`` in place (``z`` holds ``u``): the iterate the lazy state
-    stands for."""
-    for k in range(z.shape[0]):
-        z[k] = sig * z[k] - D * h[k]
+@njit(cache=True, **_INTERNAL)
+def _sync(out, u, sig, D, h):
+    """``out = sig * u - D * h`` (``out`` may be ``u``): the iterate the lazy state stands
+    for."""
+    for k in range(out.shape[0]):
+        out[k] = sig * u[k] - D * h[k]
 
 
 @njit(cache=True, **_INTERNAL, inline="always")
@@ -255,7 +255,7 @@ def svrg_epoch_dense(X, y, loss, z, g, snap_dloss, idx, eta, lam, thr_every, s_k
             D = (j - t0) * eta
         a = sig * au - D * wh[i] if j > t0 else sig * au
         if not abs(a) < _HUGE:
-            _sync(z, sig, D, h)
+            _sync(z, z, sig, D, h)
             return j, n_ev, n_rec, n_prev, 1
         fa, da = loss_and_dloss(a, y[i], loss)
         acc += fa
@@ -272,10 +272,9 @@ def svrg_epoch_dense(X, y, loss, z, g, snap_dloss, idx, eta, lam, thr_every, s_k
             eager = eager or not abs(sig_n) >= _TINY  # the scale would underflow
         if eager:  # z <- beta z - ec w_i - eta h on the materialised iterate
             if j > t0:
-                _sync(z, sig, D, h)
+                _sync(z, z, sig, D, h)
             if lam != 0.0:
-                for k in range(z.shape[0]):
-                    z[k] *= beta
+                _sync(z, z, beta, 0.0, h)
             _axpy2(z, -ec, X, i, -eta, h)
             sig_n = 1.0
             D_n = 0.0
@@ -290,7 +289,7 @@ def svrg_epoch_dense(X, y, loss, z, g, snap_dloss, idx, eta, lam, thr_every, s_k
                 au, wh[i2] = _step_dot2(X, i, z, ec / sig_n, i2, h)
         if event:  # H reads every coordinate: synchronise, threshold, restart the clock
             if not eager:
-                _sync(z, sig_n, D_n, h)
+                _sync(z, z, sig_n, D_n, h)
             n_prev, n_ev, n_rec, acc, cnt = _after_step(
                 j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf,
                 ev_step, ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec,
@@ -317,12 +316,11 @@ def svrg_epoch_dense(X, y, loss, z, g, snap_dloss, idx, eta, lam, thr_every, s_k
             acc = 0.0
             cnt = _ZERO
             if snap:  # written straight into the buffer: recording never changes the run
-                for k in range(z.shape[0]):
-                    snaps[n_rec, k] = sig * z[k] - D * h[k]
+                _sync(snaps[n_rec], z, sig, D, h)
             n_rec += 1
     if lam == 0.0:
         D = (n_steps - t0) * eta
-    _sync(z, sig, D, h)
+    _sync(z, z, sig, D, h)
     return n_steps, n_ev, n_rec, n_prev, 0
 
 
