@@ -6,9 +6,13 @@
 (c) trace overhead: recording on vs off;
 (d) first solve in a fresh process with a cold and with a warm Numba cache (wall and CPU);
 (e) classroom size: one full solve;
-(f) SVRGSP(+) inner readings: z on T ("restricted") vs z on all d coordinates ("full").
+(f) SVRGSP(+) in both readings of Algorithm 2 (z on all d coordinates: the paper's; z on T:
+    ours) next to OMP in the same run: outer iterations, passes and seconds to 1e-2, time per
+    outer iteration; with ``--steps``, iterations to 1e-2 of the paper's reading for multiples
+    of its default step on settings 1, 2 and the classroom problem.
 
-Usage: ``python benchmarks/bench_core.py [--repeats 3] [--quick] [--only abcdef]``.
+Usage: ``python benchmarks/bench_core.py [--repeats 3] [--quick] [--only abcdef]
+[--steps 0.5,1,2] [--cpu-time]``.
 Medians over repeats (different seeds for the stochastic index sequence, same data); ratios
 are taken against baselines measured in the same run.
 """
@@ -176,11 +180,91 @@ def bench_e(repeats):
     return rows
 
 
+F_BUDGET = 40  # outer iterations: enough for every (f) run that converges at all
+STEP_BUDGET = 60  # (f') step multipliers: small steps need up to ~40 on setting 2
+
+
+def _first_iter(trace, target=TARGET):
+    """(iteration, passes, seconds) of the first iterate with rel_error <= target (NaNs if
+    never)."""
+    hit = np.flatnonzero(trace.rel_error <= target)
+    if not len(hit):
+        return float("nan"), float("nan"), float("nan")
+    k = hit[0]
+    return float(trace.iteration[k]), float(trace.passes[k]), float(trace.time[k])
+
+
+def bench_f(prob, s, repeats):
+    """SVRGSP / SVRGSP+ in both readings of Algorithm 2, each repeat paired with one OMP fit
+    (scikit-learn, same data, same clock, BLAS threads as configured) run just before it.
+    Medians over ``repeats`` seeds; the ratio is the median of the per-repeat ratios, which
+    is robust to a busy phase of a shared machine hitting one repeat."""
+    try:
+        from sklearn.linear_model import OrthogonalMatchingPursuit
+    except ImportError:  # pragma: no cover - optional
+        OrthogonalMatchingPursuit = None
+    cases = [(inner, m) for inner in ("paper", "on_T") for m in ("svrgsp", "svrgsp+")]
+    runs = {c: [] for c in cases}
+    omp_t = []
+    now = CLOCK["now"]
+    for r in range(repeats):
+        if OrthogonalMatchingPursuit is not None:
+            omp = OrthogonalMatchingPursuit(n_nonzero_coefs=s, fit_intercept=False)
+            t0 = now()
+            omp.fit(prob.W, prob.y)
+            omp_t.append(now() - t0)
+            omp_err = prob.rel_error(omp.coef_)
+        for inner, m in cases:
+            res = rv.solve(prob, method=m, s=s, inner=inner, random_state=r, tol=0, ftol=0,
+                           max_iter=F_BUDGET, warn=False)
+            it, passes, secs = _first_iter(res.trace)
+            runs[(inner, m)].append((it, passes, secs, secs / omp_t[-1] if omp_t else np.nan))
+    rows = []
+    for (inner, m), vals in runs.items():
+        it, passes, secs, ratio = (float(np.nanmedian(v)) for v in zip(*vals, strict=True))
+        rows.append({"inner": inner, "method": m, "iters": it, "passes": passes,
+                     "seconds": secs, "ms_iter": 1e3 * secs / it, "vs_omp": ratio,
+                     "reached": f"{sum(v[0] == v[0] for v in vals)}/{len(vals)}"})
+    note = (f"OMP: median {statistics.median(omp_t):.3f} s, rel. error {omp_err:.1e}"
+            if omp_t else "sklearn missing: no OMP column")
+    return rows, note
+
+
+def bench_f_steps(repeats, mults):
+    """Outer iterations to rel. error 1e-2 of SVRGSP(+) in the paper's reading with the step
+    ``mult * default_eta`` on the classroom problem, setting 1 and setting 2, one entry per
+    seed ('-': not reached within STEP_BUDGET iterations), and the final rel. error."""
+    rows = []
+    for setting in ("classroom", 1, 2):
+        prob = rv.make_regression(setting, random_state=0)
+        s = prob.default_s
+        for m in ("svrgsp+", "svrgsp"):
+            eta0 = rv.default_eta(prob, m, s, inner="paper")
+            for mult in mults:
+                its, errs = [], []
+                for r in range(repeats):
+                    res = rv.solve(prob, method=m, s=s, inner="paper", eta=mult * eta0,
+                                   random_state=r, tol=0, ftol=0, max_iter=STEP_BUDGET,
+                                   warn=False, record=False)
+                    its.append(_first_iter(res.trace)[0])
+                    errs.append(float(res.trace.rel_error[-1]))
+                ok = [v for v in its if v == v]
+                rows.append({"problem": str(prob.name), "method": m, "mult": mult,
+                             "per_seed": " ".join(f"{v:.0f}" if v == v else "-" for v in its),
+                             "iters": statistics.median(ok) if ok else float("nan"),
+                             "reached": f"{len(ok)}/{repeats}",
+                             "settled": statistics.median(errs)})
+        del prob
+    return rows
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="classroom data instead of setting 1")
     ap.add_argument("--only", default="abcdef", help="sections to run, e.g. 'cde'")
+    ap.add_argument("--steps", default="",
+                    help="(f) also: step multipliers for the paper's reading, e.g. "
+                         "'0.5,1,2,4' (runs settings 1, 2 and classroom: slow)")
     ap.add_argument("--cpu-time", action="store_true",
                     help="time with process CPU time (an idle-machine estimate on a busy one)")
     args = ap.parse_args(argv)
@@ -237,15 +321,23 @@ def main(argv=None):
                     "(e) classroom (n=500, d=1000, s*=20, s=24): one full solve, default "
                     "settings"))
     if "f" in only:
-        rows = []
-        for inner in ("restricted", "full"):
-            for r in bench_a(prob, s, args.repeats, methods=("svrgsp", "svrgsp+"), inner=inner):
-                rows.append(r | {"inner": inner})
-        print(table(rows, [("inner", "inner", ""), ("method", "method", ""),
+        rows, omp = bench_f(prob, s, args.repeats)
+        print(table(rows, [("inner", "reading", ""), ("method", "method", ""),
+                           ("iters", "outer iterations to 1e-2", ".0f"),
                            ("passes", "passes to 1e-2", ".1f"),
                            ("seconds", "seconds to 1e-2", ".3f"),
-                           ("settled", "settled rel. error", ".2e")],
-                    "(f) Algorithm 2's iterate on T vs on all d coordinates"))
+                           ("ms_iter", "ms per outer iteration", ".1f"),
+                           ("vs_omp", "time / OMP (median of paired ratios)", ".2f"),
+                           ("reached", "seeds reaching 1e-2", "")],
+                    f"(f) SVRGSP(+) in both readings vs OMP ({omp})"))
+        if args.steps:
+            print(table(bench_f_steps(args.repeats, [float(v) for v in args.steps.split(",")]),
+                        [("problem", "problem", ""), ("method", "method", ""),
+                         ("mult", "eta / default", ".2f"),
+                         ("per_seed", "outer iterations to 1e-2, per seed", ""),
+                         ("iters", "median", ".1f"), ("reached", "seeds reaching 1e-2", ""),
+                         ("settled", f"rel. error after {STEP_BUDGET} (median)", ".2e")],
+                        "(f') paper's reading: multiples of the default step (1 / L(d))"))
     print(f"{machine_note()} at end")
 
 

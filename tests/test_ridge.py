@@ -56,3 +56,27 @@ def test_ridge_gives_graSP_a_logistic_minimiser_on_separable_data():
     ridge = rv.solve(rv.Problem(W, y, loss="logistic", l2=1e-2), "grasp", s=3, warn=False)
     assert ridge.status != rv.Status.DIVERGED and np.all(np.isfinite(ridge.x))
     assert np.linalg.norm(ridge.x) < 100
+
+
+@pytest.mark.parametrize("method, inner", [("fght", "paper"), ("sght", "paper"),
+                                           ("svrght", "paper"), ("svrgsp", "paper"),
+                                           ("svrgsp+", "paper"), ("svrgsp+", "on_T")])
+@pytest.mark.parametrize("loss", ["squares", "logistic"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_every_method_with_ridge_matches_the_reference(method, inner, loss, sparse):
+    """Same index sequence => the same iterates as the NumPy reference of F + (l2/2)||x||^2."""
+    import reference as ref
+
+    base = (rv.make_regression(n=60, d=90, s_star=4, random_state=2) if loss == "squares"
+            else rv.make_classification(n=60, d=90, s_star=4, random_state=2))
+    W = sp.csr_matrix(base.W) if sparse else base.W
+    l2 = 0.05
+    prob = rv.Problem(W, base.y, loss=loss, x_true=base.x_true, l2=l2)
+    eta = 0.5 * rv.default_eta(prob, method, 5, inner=inner, batch_size=6)
+    res = rv.solve(prob, method, s=5, eta=eta, J=50, m=6, batch_size=6, inner=inner,
+                   max_iter=3, tol=0, ftol=0, random_state=4, warn=False)
+    want = ref.run(method, base.W, base.y, loss, s=5, eta=eta, n_iter=res.nit, J=50, m=6,
+                   batch=6, random_state=4, inner=inner, lam=l2)["x"]
+    for t in range(res.nit + 1):
+        np.testing.assert_allclose(res.trace.x(t), want[t], rtol=1e-9, atol=1e-11)
+    assert res.trace.objective[-1] == pytest.approx(prob.objective(res.x), rel=1e-12)

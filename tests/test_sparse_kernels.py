@@ -141,7 +141,7 @@ def _run_epoch(X, y, loss, z0, g, snap_dl, idx, eta, thr_every, s_keep, rec_ever
     n_prev = ws.set_prev(np.arange(p) if prev is None else prev)
     snaps = ws.snap_buffer(p, snap)
     z = z0.copy()
-    common = (y, loss, z, g, snap_dl, idx, eta, thr_every, s_keep, ws.keep_idx, ws.prev_idx,
+    common = (y, loss, z, g, snap_dl, idx, eta, 0.0, thr_every, s_keep, ws.keep_idx, ws.prev_idx,
               n_prev, ws.cand, ws.mags, ws.vbuf, ws.ev_step, ws.ev_in, ws.ev_out, True,
               rec_every, ws.rec_loss, snaps)
     if sp.issparse(X):
@@ -242,7 +242,7 @@ def test_lazy_csr_epoch_duplicates():
     np.cumsum(np.bincount(rows, minlength=W.shape[0]), out=indptr[1:])
     ws = Workspace(W.shape[1], len(idx), 0)
     z = x.copy()
-    K.svrg_epoch_csr(data, indices, indptr, y, 0, z, g, snap_dl, idx, eta, 0, 5, ws.keep_idx,
+    K.svrg_epoch_csr(data, indices, indptr, y, 0, z, g, snap_dl, idx, eta, 0.0, 0, 5, ws.keep_idx,
                      ws.prev_idx, 0, ws.cand, ws.mags, ws.vbuf, ws.ev_step, ws.ev_in,
                      ws.ev_out, True, 0, ws.rec_loss, np.zeros((0, W.shape[1])))
     want = _run_epoch(W.toarray(), y, 0, x, g, snap_dl, idx, eta, 0, 5, 0, False)["z"]

@@ -34,9 +34,6 @@ class Method:
         self.sparse = sp.issparse(problem.W)
         if self.sparse:
             self.csr = csr_arrays(problem.W)
-        if problem.l2 and params.spec.stochastic:  # until the epoch kernels take it
-            raise NotImplementedError("the ridge term l2 is not yet supported by the "
-                                      "stochastic methods")
 
     @property
     def data(self):
@@ -59,7 +56,8 @@ class Method:
         return g, deriv
 
     def svrg_epoch(self, X, z, g, snap_dloss, idx, thr_every, s_keep, n_prev):
-        """One SVRG epoch on ``X`` (dense array or CSR arrays), ``z`` updated in place.
+        """One SVRG epoch on ``X`` (dense array or CSR arrays), ``z`` updated in place; ``g``
+        is the full gradient at the epoch's start, ridge term included.
 
         Returns ``(steps, n_events, n_checkpoints, status, snapshots)``; events and
         checkpoints are left in the workspace buffers.
@@ -67,9 +65,9 @@ class Method:
         ws, p = self.ws, self.p
         snaps = ws.snap_buffer(z.shape[0], p.record_iterates)
         common = (self.problem.y, self.loss_code, z, g, snap_dloss, idx, p.eta,
-                  thr_every, s_keep, ws.keep_idx, ws.prev_idx, n_prev, ws.cand, ws.mags, ws.vbuf,
-                  ws.ev_step, ws.ev_in, ws.ev_out, p.record, ws.rec_every, ws.rec_loss,
-                  snaps)
+                  self.problem.l2, thr_every, s_keep, ws.keep_idx, ws.prev_idx, n_prev,
+                  ws.cand, ws.mags, ws.vbuf, ws.ev_step, ws.ev_in, ws.ev_out, p.record,
+                  ws.rec_every, ws.rec_loss, snaps)
         if isinstance(X, tuple):
             out = K.svrg_epoch_csr(*X, *common)
         else:

@@ -62,8 +62,8 @@ class SGHT(Method):
         z = x.copy()
         n_prev = ws.set_prev(np.flatnonzero(x))
         snaps = ws.snap_buffer(self.d, p.record_iterates)
-        common = (self.problem.y, self.loss_code, z, idx, self.batch, p.eta, p.s,
-                  self.gbuf, ws.keep_idx, ws.prev_idx, n_prev, ws.cand, ws.mags, ws.vbuf,
+        common = (self.problem.y, self.loss_code, z, idx, self.batch, p.eta, self.problem.l2,
+                  p.s, self.gbuf, ws.keep_idx, ws.prev_idx, n_prev, ws.cand, ws.mags, ws.vbuf,
                   ws.ev_step, ws.ev_in, ws.ev_out, p.record, ws.rec_every, ws.rec_loss,
                   snaps)
         if self.sparse:
