@@ -27,6 +27,7 @@ from ..analysis import best_objective
 from ..problems import Problem, make_regression
 from ..result import ConvergenceWarning
 from ..solvers import default_eta, solve
+from ..solvers import warm_up as solvers_warm_up
 from ..solvers.registry import get_method, method_names, normalize_reading, run_label
 from ..solvers.status import Status
 from .claims import Reference
@@ -361,33 +362,18 @@ def run_method(problem, method, s, factor=1.0, seed=0, budget=60.0, inner="paper
 
 
 def warm_up(problem, inner="paper", methods=METHODS):
-    """Run every method once on a tiny problem of the same storage and loss.
-
-    Loads the compiled kernels (Numba's on-disk cache) and warms BLAS before anything is
-    timed, so that the first method of an experiment does not pay for it.
+    """Compile (or load from Numba's on-disk cache) the kernels of every method for the
+    storage of ``problem``, before anything is timed (:func:`rgrasp_viz.solvers.warm_up`).
 
     Parameters
     ----------
     problem : Problem
-        The problem about to be solved (only its storage and loss are used).
+        The problem about to be solved (only its storage is used).
     inner : {"paper", "on_T"}
     methods : sequence of str
     """
-    rng = np.random.default_rng(0)
-    W = rng.standard_normal((24, 40))
-    if problem.is_sparse:
-        W = sp.csr_matrix(W * (rng.random(W.shape) < 0.3))
-    x = np.zeros(40)
-    x[:3] = 1.0
-    y = np.asarray(W @ x).ravel()
-    if problem.loss == "logistic":
-        y = np.where(y >= 0, 1.0, -1.0)
-    tiny = Problem(W, y, loss=problem.loss)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        for m in methods:
-            solve(tiny, method=m, s=3, max_iter=2, inner=normalize_reading(inner),
-                  random_state=0, warn=False)
+    for m in methods:
+        solvers_warm_up(m, problem.is_sparse, normalize_reading(inner))
 
 
 # -- the reference for F* ---------------------------------------------------------------------
