@@ -95,6 +95,8 @@ def test_status_is_a_named_enum_with_one_message_table():
     assert [s.value for s in Status] == [0, 1, 2, 3, 4, 5, 99]
     assert {s for s in Status if s.success} == {Status.CONVERGED}
     assert Status.MAX_ITER in MESSAGES and Status.NO_PROGRESS in MESSAGES
+    assert all(isinstance(s.description, str) and s.description for s in Status)
+    assert "not converged" in Status.STALLED.description
 
 
 def test_no_progress_is_not_success():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 
-__all__ = ["MESSAGES", "Status"]
+__all__ = ["DESCRIPTIONS", "MESSAGES", "Status"]
 
 
 class Status(enum.IntEnum):
@@ -29,6 +29,25 @@ class Status(enum.IntEnum):
     def success(self):
         """bool: True for :attr:`CONVERGED` only."""
         return self is Status.CONVERGED
+
+    @property
+    def description(self):
+        """str: what the status means, in one sentence (for tables and dashboards)."""
+        return DESCRIPTIONS[self]
+
+
+DESCRIPTIONS = {
+    Status.CONVERGED: "the iterates reached a fixed point, or the objective stopped improving "
+                      "and settled (same support, steady within 1 %)",
+    Status.MAX_ITER: "max_iter outer iterations were done before a stopping rule was met",
+    Status.DIVERGED: "the objective blew up, became non-finite or ended above F(x0)",
+    Status.NO_PROGRESS: "the run stopped where it started: the objective hardly moved",
+    Status.MAX_PASSES: "the pass budget max_passes was used up before a stopping rule was met",
+    Status.STALLED: "the best objective stopped improving while the objective or the support "
+                    "kept moving: not converged",
+    Status.CALLBACK: "the callback raised StopIteration",
+}
+"""One sentence per status (the attribute docstrings above are not reachable at run time)."""
 
 
 MESSAGES = {
