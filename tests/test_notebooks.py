@@ -183,6 +183,7 @@ def execution_problems(nb):
 
 
 EXERCISE_TAG, CHECK_TAG, SOLUTION_TAG = "exercise", "check", "solution"
+SOLUTION_HEAD = "# solution"  # the line a collapsed solution shows: it must not give it away
 OK_MARK = "✓ correct"
 HINT_MARK = "✗ not yet. Hint:"
 PREDICT_MARK = "🔮 **Predict"
@@ -280,6 +281,9 @@ def exercise_problems(nb):
                             "the static site)")
         if _blank_answer(_source(solution)) or not _source(solution).strip():
             problems.append(f"{where}: the solution cell is blank")
+        elif _source(solution).splitlines()[0].strip() != SOLUTION_HEAD:
+            problems.append(f"{where}: a collapsed cell still shows its first line; make it "
+                            f"{SOLUTION_HEAD!r}, not {_source(solution).splitlines()[0]!r}")
     for k, c in enumerate(code):
         if k not in owned and ({CHECK_TAG, SOLUTION_TAG} & set(_tags(c))):
             problems.append(f"code cell {k}: a {sorted(set(_tags(c)))} cell outside an exercise")
@@ -493,6 +497,11 @@ def test_static_checks_catch_broken_exercises():
     opened_solution = _exercise_cells(opened)[2]
     del opened_solution["metadata"]["jupyter"]
     assert any("not collapsed" in p for p in exercise_problems(opened))
+
+    revealing = copy.deepcopy(nb)
+    revealing_solution = _exercise_cells(revealing)[2]
+    revealing_solution["source"] = "# solution: keep -1.2 and 1.5\n" + _source(revealing_solution)
+    assert any("first line" in p for p in exercise_problems(revealing))
 
     asserting = copy.deepcopy(nb)
     check = _exercise_cells(asserting)[1]
