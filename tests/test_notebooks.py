@@ -1,15 +1,26 @@
-"""The course notebooks: structure, committed outputs, and an nbval replay.
+"""The course notebooks: structure, committed outputs, exercises, and an nbval replay.
 
 * Static checks on every course notebook (``notebooks/NN-*.ipynb``): the Project Pythia
   sections, every code cell executed in one top-to-bottom run and carrying its outputs, no
-  error outputs, no widget state, an exercise with a passing check, size < 1 MB.
+  error outputs, no widget state, size < 1 MB.
+* Exercises (every course notebook not in ``EXERCISE_EXEMPT``): each exercise is four code
+  cells in a row -- the learner's cell (tagged ``exercise``, marked ✏️, holding a blank ``...``
+  answer), a check cell (tagged ``check``) whose committed output is a hint for that blank
+  answer, a collapsed solution (tagged ``solution``, ``jupyter.source_hidden``), and the same
+  check again, whose committed output says ``✓ correct``.  Check cells print feedback (never a
+  bare ``AssertionError``).  Each notebook also asks at least one predict-then-run question (a
+  🔮 cell right before the cell that answers it) and one conceptual question (💭) followed by a
+  collapsed model answer (``<details>``).  nbval replays all of it, so the hints and the ✓ are
+  re-checked on every run; notebook 01 is also run with wrong answers in place of its
+  solutions, which must produce hints, not ✓ and not errors.
 * nbval replays every course notebook (and ``notebooks/app.ipynb`` when it is committed
   executed) in a fresh kernel and compares each checked cell's output with the committed
   one, through ``notebooks/nbval_sanitize.cfg``.  A notebook whose saved numbers are stale
   (re-executing changes a checked number) fails here; one saved without outputs fails the
   static checks (nbval alone does not compare cells that were never run).
 * The staleness check is itself tested: a copy of a notebook with one printed number
-  changed must fail nbval, and a copy with its outputs stripped must fail the static checks.
+  changed must fail nbval, and a copy with its outputs stripped must fail the static checks;
+  so are the exercise checks (a pre-filled answer, an open solution, a check that asserts).
 
 Refresh the notebooks after a package change with ``python scripts/execute_notebooks.py``.
 """
@@ -172,25 +183,141 @@ def execution_problems(nb):
     return problems
 
 
+EXERCISE_TAG, CHECK_TAG, SOLUTION_TAG = "exercise", "check", "solution"
+SOLUTION_HEAD = "# solution"  # the line a collapsed solution shows: it must not give it away
+OK_MARK = "✓ correct"
+HINT_MARK = "✗ not yet. Hint:"
+PREDICT_MARK = "🔮 **Predict"
+QUESTION_MARK = "💭 **Question"
+
+EXERCISE_EXEMPT = {
+    "00-visual-explainer.ipynb": "the one-page explainer of the site; not a course unit with "
+                                 "exercises of the format below",
+}
+"""Course notebooks without exercises of the format checked here, and why."""
+
+
+def _tags(cell):
+    return cell.get("metadata", {}).get("tags", [])
+
+
+def _blank_answer(src):
+    """Whether ``src`` holds a blank answer: an assignment of ``...`` or a function whose body
+    is only ``...`` (the placeholder a learner replaces)."""
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return False
+
+    def is_dots(node):
+        return isinstance(node, ast.Constant) and node.value is Ellipsis
+
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and is_dots(node.value):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = [b for b in node.body
+                    if not (isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant)
+                            and isinstance(b.value.value, str))]  # docstrings aside
+            if len(body) == 1 and isinstance(body[0], ast.Expr) and is_dots(body[0].value):
+                return True
+    return False
+
+
+def _asserts(src):
+    try:
+        return any(isinstance(n, ast.Assert) for n in ast.walk(ast.parse(src)))
+    except SyntaxError:
+        return False
+
+
 def exercise_problems(nb):
-    """An exercise cell (✏️) followed by a check cell whose saved output says ✓ correct."""
+    """Why the exercises of ``nb`` do not follow the course's format (empty list: they do).
+
+    An exercise is four consecutive code cells (markdown may sit between them): the learner's
+    cell (``exercise``), a check showing a hint for the blank answer, a collapsed solution,
+    the check again showing ✓."""
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
-    learner = [i for i, c in enumerate(code) if "✏️" in _source(c)]
-    checks = [i for i, c in enumerate(code)
-              if "# check" in _source(c) and "assert" in _source(c)]
     problems = []
-    if not learner:
-        problems.append("no exercise cell (marked ✏️)")
-    if not checks:
-        problems.append("no check cell ('# check' with asserts)")
-    for i in learner:
-        if i + 1 not in checks:
-            problems.append(f"exercise cell {i} is not followed by a check cell")
-    for i in checks:
-        if "✓ correct" not in _text_outputs(code[i]):
-            problems.append(f"check cell {i} did not print '✓ correct'")
-        if IGNORE_TAG in code[i].get("metadata", {}).get("tags", []):
-            problems.append(f"check cell {i} must be checked by nbval")
+    starts = [k for k, c in enumerate(code) if EXERCISE_TAG in _tags(c)]
+    if not starts:
+        problems.append("no exercise (a code cell tagged 'exercise')")
+    owned = set()
+    for k in starts:
+        cells = code[k:k + 4]
+        where = f"exercise {starts.index(k) + 1} (code cell {k})"
+        if len(cells) < 4:
+            problems.append(f"{where}: needs a check, a solution and a second check after it")
+            continue
+        learner, check, solution, recheck = cells
+        owned.update(range(k, k + 4))
+        if "✏️" not in _source(learner):
+            problems.append(f"{where}: the learner's cell is not marked ✏️")
+        if not _blank_answer(_source(learner)):
+            problems.append(f"{where}: the learner's cell must hold a blank answer (`...`), "
+                            f"not a solution:\n{_source(learner)[:200]}")
+        for role, cell, mark in (("check", check, HINT_MARK), ("second check", recheck, OK_MARK)):
+            if CHECK_TAG not in _tags(cell):
+                problems.append(f"{where}: the {role} cell is not tagged '{CHECK_TAG}'")
+            if IGNORE_TAG in _tags(cell):
+                problems.append(f"{where}: the {role} cell must be checked by nbval")
+            if _asserts(_source(cell)):
+                problems.append(f"{where}: the {role} cell asserts; it must print a hint instead")
+            text = _text_outputs(cell)
+            if mark not in text:
+                problems.append(f"{where}: the committed output of the {role} cell does not "
+                                f"show {mark!r}: {text[:200]!r}")
+            if any(o.get("output_type") == "error" for o in cell.get("outputs", [])):
+                problems.append(f"{where}: the {role} cell has an error output")
+        if OK_MARK in _text_outputs(check):
+            problems.append(f"{where}: the first check says ✓ for the blank answer")
+        if HINT_MARK in _text_outputs(recheck):
+            problems.append(f"{where}: the check after the solution still gives a hint")
+        if SOLUTION_TAG not in _tags(solution):
+            problems.append(f"{where}: the third cell is not tagged '{SOLUTION_TAG}'")
+        if not solution.get("metadata", {}).get("jupyter", {}).get("source_hidden"):
+            problems.append(f"{where}: the solution is not collapsed (jupyter.source_hidden)")
+        if "hide-input" not in _tags(solution):
+            problems.append(f"{where}: the solution lacks the 'hide-input' tag (collapsed on "
+                            "the static site)")
+        if _blank_answer(_source(solution)) or not _source(solution).strip():
+            problems.append(f"{where}: the solution cell is blank")
+        elif _source(solution).splitlines()[0].strip() != SOLUTION_HEAD:
+            problems.append(f"{where}: a collapsed cell still shows its first line; make it "
+                            f"{SOLUTION_HEAD!r}, not {_source(solution).splitlines()[0]!r}")
+    for k, c in enumerate(code):
+        if k not in owned and ({CHECK_TAG, SOLUTION_TAG} & set(_tags(c))):
+            problems.append(f"code cell {k}: a {sorted(set(_tags(c)))} cell outside an exercise")
+    return problems
+
+
+def discussion_problems(nb):
+    """At least one predict-then-run question (🔮, right before the code cell that answers
+    it) and one conceptual question (💭, followed by a collapsed model answer)."""
+    cells = nb["cells"]
+    problems = []
+    predicts = [i for i, c in enumerate(cells)
+                if c["cell_type"] == "markdown" and PREDICT_MARK in _source(c)]
+    if not predicts:
+        problems.append(f"no predict-then-run question ({PREDICT_MARK!r})")
+    for i in predicts:
+        if i + 1 >= len(cells) or cells[i + 1]["cell_type"] != "code":
+            problems.append(f"cell {i}: a prediction must be asked right before the code cell "
+                            "that reveals the answer")
+    questions = [i for i, c in enumerate(cells)
+                 if c["cell_type"] == "markdown" and QUESTION_MARK in _source(c)]
+    if not questions:
+        problems.append(f"no conceptual question ({QUESTION_MARK!r})")
+    for i in questions:
+        answer = _source(cells[i + 1]) if i + 1 < len(cells) else ""
+        m = re.search(r"<details>\s*<summary>.*?Model answer.*?</summary>(.*?)</details>",
+                      answer, flags=re.DOTALL)
+        if cells[i + 1]["cell_type"] != "markdown" or not m:
+            problems.append(f"cell {i}: the question needs a collapsed model answer right "
+                            "after it (<details><summary>Model answer ...)")
+        elif len(m.group(1).split()) < 40:
+            problems.append(f"cell {i}: the model answer is a stub ({len(m.group(1).split())} "
+                            "words)")
     return problems
 
 
@@ -212,9 +339,17 @@ def test_committed_executed_with_outputs(path):
     assert execution_problems(_load(path)) == []
 
 
-@pytest.mark.parametrize("path", COURSE, ids=lambda p: p.stem)
-def test_exercises_are_checked(path):
+EXERCISE_NOTEBOOKS = [p for p in COURSE if p.name not in EXERCISE_EXEMPT]
+
+
+@pytest.mark.parametrize("path", EXERCISE_NOTEBOOKS, ids=lambda p: p.stem)
+def test_exercises_are_blank_with_hints_and_collapsed_solutions(path):
     assert exercise_problems(_load(path)) == []
+
+
+@pytest.mark.parametrize("path", EXERCISE_NOTEBOOKS, ids=lambda p: p.stem)
+def test_predictions_and_conceptual_questions(path):
+    assert discussion_problems(_load(path)) == []
 
 
 @pytest.mark.parametrize("path", COURSE, ids=lambda p: p.stem)
@@ -338,3 +473,101 @@ def test_static_checks_catch_a_broken_template():
     problems = structure_problems(broken)
     assert any("'## Summary'" in p for p in problems)
     assert any("Time to learn" in p for p in problems)
+
+
+def _exercise_cells(nb, k=0):
+    """The four code cells of exercise ``k`` of ``nb``."""
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    start = [i for i, c in enumerate(code) if EXERCISE_TAG in _tags(c)][k]
+    return code[start:start + 4]
+
+
+def test_static_checks_catch_broken_exercises():
+    """A pre-filled answer, an open solution, an asserting check, a missing ✓ or a model
+    answer left open are all flagged."""
+    nb = _load(NB_DIR / "01-hard-thresholding.ipynb")
+    assert exercise_problems(nb) == [] and discussion_problems(nb) == []
+
+    prefilled = copy.deepcopy(nb)
+    learner, _, solution, _ = _exercise_cells(prefilled)
+    learner["source"] = _source(learner).replace("...", _source(solution).splitlines()[-1]
+                                                 .split("=", 1)[1].strip())
+    assert any("blank answer" in p for p in exercise_problems(prefilled))
+
+    opened = copy.deepcopy(nb)
+    opened_solution = _exercise_cells(opened)[2]
+    del opened_solution["metadata"]["jupyter"]
+    assert any("not collapsed" in p for p in exercise_problems(opened))
+
+    revealing = copy.deepcopy(nb)
+    revealing_solution = _exercise_cells(revealing)[2]
+    revealing_solution["source"] = "# solution: keep -1.2 and 1.5\n" + _source(revealing_solution)
+    assert any("first line" in p for p in exercise_problems(revealing))
+
+    asserting = copy.deepcopy(nb)
+    check = _exercise_cells(asserting)[1]
+    check["source"] = _source(check) + "\nassert my_H2 is not ..., 'fill it in'\n"
+    assert any("asserts" in p for p in exercise_problems(asserting))
+
+    unverified = copy.deepcopy(nb)
+    recheck = _exercise_cells(unverified)[3]
+    for out in recheck["outputs"]:
+        out["text"] = HINT_MARK + " keep the 2 entries largest in magnitude\n"
+    problems = exercise_problems(unverified)
+    assert any("'✓ correct'" in p for p in problems)
+    assert any("still gives a hint" in p for p in problems)
+
+    no_hint = copy.deepcopy(nb)
+    _exercise_cells(no_hint)[1]["outputs"] = []
+    assert any("does not show '✗ not yet. Hint:'" in p for p in exercise_problems(no_hint))
+
+    open_answer = copy.deepcopy(nb)
+    for c in open_answer["cells"]:
+        if c["cell_type"] == "markdown" and "<details>" in _source(c):
+            c["source"] = _source(c).replace("<details>", "").replace("</details>", "")
+    assert any("model answer" in p for p in discussion_problems(open_answer))
+
+    no_predict = copy.deepcopy(nb)
+    for c in no_predict["cells"]:
+        if c["cell_type"] == "markdown":
+            c["source"] = _source(c).replace(PREDICT_MARK, "**Think")
+    assert any("predict-then-run" in p for p in discussion_problems(no_predict))
+
+
+WRONG_ANSWERS = {
+    # variable -> (a wrong answer, a phrase the hint must contain)
+    "my_H2": ("np.array([0.0, 1.2, 0.0, 1.5, 0.0])", "signs"),
+    "my_s": ("4", "finds only 4 of the 8"),
+}
+
+
+def test_wrong_answers_get_hints_not_errors(tmp_path):
+    """Notebook 01 run with wrong answers in place of its solutions: every second check
+    prints a hint naming the mistake (no ✓, no traceback) and the notebook runs to the end."""
+    nbclient = pytest.importorskip("nbclient")
+    nbformat = pytest.importorskip("nbformat")
+    path = NB_DIR / "01-hard-thresholding.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    starts = [i for i, c in enumerate(code) if EXERCISE_TAG in _tags(c)]
+    assert len(starts) == len(WRONG_ANSWERS)
+    rechecks = []
+    for k in starts:
+        solution, recheck = code[k + 2], code[k + 3]
+        name = next(n for n in WRONG_ANSWERS if re.search(rf"^{n} =", solution.source, re.M))
+        solution.source = f"{name} = {WRONG_ANSWERS[name][0]}\n"
+        rechecks.append((recheck, WRONG_ANSWERS[name][1]))
+    env = dict(os.environ, RGRASP_VIZ_STANDIN="1", PYDEVD_DISABLE_FILE_VALIDATION="1")
+    old = dict(os.environ)
+    os.environ.update(env)
+    try:
+        client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
+                                         resources={"metadata": {"path": str(tmp_path)}})
+        client.execute()  # raises CellExecutionError on any error output
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+    for cell, phrase in rechecks:
+        text = _text_outputs(cell)
+        assert HINT_MARK in text and OK_MARK not in text, text
+        assert phrase in text, text
