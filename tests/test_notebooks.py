@@ -191,8 +191,9 @@ PREDICT_MARK = "🔮 **Predict"
 QUESTION_MARK = "💭 **Question"
 
 EXERCISE_EXEMPT = {
-    "00-visual-explainer.ipynb": "the one-page explainer of the site; not a course unit with "
-                                 "exercises of the format below",
+    "00-visual-explainer.ipynb": "the one-page explainer of the site: one exercise in the "
+                                 "format below, but no predict-then-run or conceptual "
+                                 "questions (it is not a course unit)",
 }
 """Course notebooks without exercises of the format checked here, and why."""
 
