@@ -44,7 +44,8 @@ METHODS = ("cholesky", "cg")
 _RCOND_REFINE = 1e-5  # below this reciprocal condition number of the Gram matrix: refine
 _RCOND_SINGULAR = 1e-13  # below this: singular, rank-revealing solve on W_T
 _MAX_REFINE = 10
-_SMALL_WORK = 1 << 25  # n |T|^2 below this: leave BLAS threads alone (it runs small calls on one)
+_SMALL_WORK = 1 << 25  # n |T|^2 below this: leave BLAS threads alone (small gemm / potrf
+# calls run on one thread; setting the count costs ~40 us)
 
 
 class _BlasThreads:
@@ -262,8 +263,9 @@ class RestrictedLeastSquares:
             WT = np.vstack([WT, np.sqrt(self.n * self.lam) * np.eye(m)])
             rhs = np.concatenate([self.y, np.zeros(m)])
         cond = np.finfo(np.float64).eps * max(WT.shape)  # NumPy's default cutoff
-        return scipy.linalg.lstsq(WT, rhs, cond=cond, lapack_driver="gelsd",
-                                  check_finite=False)[0]
+        with _BlasThreads():  # LAPACK's SVD goes multi-threaded even on small matrices
+            return scipy.linalg.lstsq(WT, rhs, cond=cond, lapack_driver="gelsd",
+                                      check_finite=False)[0]
 
     def _cg(self, X, m, r, z0):
         """Conjugate gradients on ``A z = r`` from ``z0`` (0 if None)."""
