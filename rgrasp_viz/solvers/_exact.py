@@ -44,27 +44,23 @@ METHODS = ("cholesky", "cg")
 _RCOND_REFINE = 1e-5  # below this reciprocal condition number of the Gram matrix: refine
 _RCOND_SINGULAR = 1e-13  # below this: singular, rank-revealing solve on W_T
 _MAX_REFINE = 10
-_SMALL_WORK = 1 << 25  # n |T|^2 below this: leave BLAS threads alone (small gemm / potrf
-# calls run on one thread; setting the count costs ~40 us)
 
 
 class _BlasThreads:
     """Limit BLAS / LAPACK to the kernels' thread count for a block (threadpoolctl, if present).
 
     A multi-threaded BLAS on a machine whose cores are busy waits for a descheduled thread
-    at every barrier; the kernels' count (:func:`~rgrasp_viz._kernels.threads.get_num_threads`)
-    already says how many CPUs are free.
+    at every barrier, even on small matrices (a 1000 x 72 ``gelsd`` took 70 ms instead of
+    4 ms); the kernels' count (:func:`~rgrasp_viz._kernels.threads.get_num_threads`) already
+    says how many CPUs are free.  Setting it costs about 40 us per solve.
     """
 
     _controller = None
     _missing = False
 
-    def __init__(self, active=True):
-        self.active = active
-
     def __enter__(self):
         self._ctx = None
-        if _BlasThreads._missing or not self.active:
+        if _BlasThreads._missing:
             return self
         if _BlasThreads._controller is None:
             try:
@@ -213,7 +209,7 @@ class RestrictedLeastSquares:
             raise ValueError(f"|T| must be between 1 and d = {self.d}, got {m}")
         if m > self.cap:  # e.g. a start x0 with more than s nonzeros
             self._allocate(m)
-        with _BlasThreads(self.n * m * m >= _SMALL_WORK):
+        with _BlasThreads():
             if self.sparse:
                 X, order, G, r, passes = self._sparse_system(T)
             else:
@@ -263,9 +259,8 @@ class RestrictedLeastSquares:
             WT = np.vstack([WT, np.sqrt(self.n * self.lam) * np.eye(m)])
             rhs = np.concatenate([self.y, np.zeros(m)])
         cond = np.finfo(np.float64).eps * max(WT.shape)  # NumPy's default cutoff
-        with _BlasThreads():  # LAPACK's SVD goes multi-threaded even on small matrices
-            return scipy.linalg.lstsq(WT, rhs, cond=cond, lapack_driver="gelsd",
-                                      check_finite=False)[0]
+        return scipy.linalg.lstsq(WT, rhs, cond=cond, lapack_driver="gelsd",
+                                  check_finite=False)[0]
 
     def _cg(self, X, m, r, z0):
         """Conjugate gradients on ``A z = r`` from ``z0`` (0 if None)."""
