@@ -171,9 +171,21 @@ def _rows_csr(data, indices, indptr, y, loss, x, lo, hi, deriv, out, div):
     for i in range(lo, hi):
         q0 = indptr[i]
         q1 = indptr[i + 1]
-        a = 0.0
-        for q in range(q0, q1):
-            a += data[q] * x[np.uint64(indices[q])]
+        a0 = 0.0  # four partial sums: one running sum is bound by the latency of an add
+        a1 = 0.0
+        a2 = 0.0
+        a3 = 0.0
+        q = q0
+        while q + 4 <= q1:
+            a0 += data[q] * x[np.uint64(indices[q])]
+            a1 += data[q + 1] * x[np.uint64(indices[q + 1])]
+            a2 += data[q + 2] * x[np.uint64(indices[q + 2])]
+            a3 += data[q + 3] * x[np.uint64(indices[q + 3])]
+            q += 4
+        while q < q1:
+            a0 += data[q] * x[np.uint64(indices[q])]
+            q += 1
+        a = (a0 + a1) + (a2 + a3)
         r = dloss(a, y[i], loss)
         deriv[i] = r
         for q in range(q0, q1):
