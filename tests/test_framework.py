@@ -260,7 +260,10 @@ def test_htp_matches_reference(prob, sparse):
     for t in range(res.nit + 1):
         np.testing.assert_allclose(res.trace.x(t), xs[t], rtol=1e-8, atol=1e-10)
     assert res.trace.n_thresholds[-1] == res.nit
-    np.testing.assert_allclose(np.diff(res.trace.passes), 2.0)  # gradient + the exact fit
+    # the gradient + the exact fit's sweeps over the data (none when S did not change on
+    # dense data: the Gram matrix of W_S is kept from the previous iteration)
+    dp = np.diff(res.trace.passes)
+    assert dp[0] == 2.0 and np.all(dp >= (2.0 if sparse else 1.0)) and np.all(dp % 1 == 0)
 
 
 def test_htp_converges_to_a_fixed_point(prob):

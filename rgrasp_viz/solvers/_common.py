@@ -45,14 +45,13 @@ class Method:
         on dense data cost O(n s)); the per-sample derivatives are SVRG's snapshot terms."""
         g = np.empty(self.d)
         deriv = np.empty(self.n)
-        sup = np.flatnonzero(x)
+        lam = self.problem.l2  # the ridge term, included in g
         if self.sparse:
-            K.full_gradient_csr(*self.csr, self.problem.y, self.loss_code, x, deriv, g)
+            K.full_gradient_csr(*self.csr, self.problem.y, self.loss_code, x, deriv, g, lam)
         else:
+            sup = np.flatnonzero(x)
             K.full_gradient_dense(self.problem.W, self.problem.y, self.loss_code, sup, x[sup],
-                                  deriv, g)
-        if self.problem.l2:  # the ridge term: x is sparse, so O(s)
-            g[sup] += self.problem.l2 * x[sup]
+                                  deriv, g, lam)
         return g, deriv
 
     def svrg_epoch(self, X, z, g, snap_dloss, idx, thr_every, s_keep, n_prev):

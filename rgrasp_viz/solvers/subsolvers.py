@@ -16,13 +16,12 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-import scipy.linalg
 import scipy.optimize
-import scipy.sparse as sp
 
 from .. import _kernels as K
 from .. import losses
 from ._common import WorkingColumns, csc_arrays, gather_columns
+from ._exact import RestrictedLeastSquares
 
 __all__ = ["Exact", "Fit", "SemiStochastic", "SubResult", "exact_fit"]
 
@@ -56,24 +55,6 @@ class Fit:
     message: str | None = None
 
 
-def _least_squares(WT, y, l2=0.0):
-    """argmin_b ||W_T b - y||^2 / (2n) + (l2/2) ||b||^2: Cholesky on the normal equations
-    (|T| <= 3s is small), with a rank-revealing least-squares fallback when ``W_T`` is rank
-    deficient or wide."""
-    G = WT.T @ WT
-    G = G.toarray() if sp.issparse(G) else np.array(G)
-    if l2:
-        G[np.diag_indices_from(G)] += l2 * WT.shape[0]
-    r = np.asarray(WT.T @ y).ravel()
-    if WT.shape[1] <= WT.shape[0] or l2:
-        try:
-            return scipy.linalg.cho_solve(scipy.linalg.cho_factor(G, check_finite=False), r,
-                                          check_finite=False)
-        except np.linalg.LinAlgError:
-            pass
-    return scipy.linalg.lstsq(G, r, lapack_driver="gelsd", check_finite=False)[0]
-
-
 def _logistic(WT, y, z0, maxiter, l2=0.0):
     n = WT.shape[0]
 
@@ -91,11 +72,13 @@ def _logistic(WT, y, z0, maxiter, l2=0.0):
 def exact_fit(method, cols, z0):
     """Minimise ``F`` exactly over the coordinates ``cols`` (others zero), from ``z0``.
 
-    Least squares: a restricted least-squares solve (normal equations on ``cols``: one sweep
-    over the data, counted as 1 pass).  Logistic: L-BFGS warm-started at ``z0``; each
-    function and gradient evaluation is one sweep over the data (1 pass each).  When every
-    sample is classified correctly on ``cols`` with room to spare, the logistic loss has
-    infimum 0 and no minimiser: reported as ``status = 2`` with a message.
+    Least squares: :class:`~._exact.RestrictedLeastSquares`, kept on the method object for
+    the whole solve (the Gram matrix of the working columns is updated, not rebuilt: one sweep
+    over the samples when columns enter, plus any refinement sweeps, each counted as 1 pass).
+    Logistic: L-BFGS warm-started at ``z0``; each function and gradient evaluation is one
+    sweep over the data (1 pass each).  When every sample is classified correctly on
+    ``cols`` with room to spare, the logistic loss has infimum 0 and no minimiser: reported
+    as ``status = 2`` with a message.
 
     Parameters
     ----------
@@ -111,10 +94,16 @@ def exact_fit(method, cols, z0):
     Fit
     """
     problem = method.problem
-    WT = gather_columns(problem.W, cols)
     y = problem.y
     if problem.loss == "squares":
-        return Fit(_least_squares(WT, y, problem.l2), 1.0)
+        ls = method.__dict__.get("_exact_ls")
+        if ls is None:  # once per solve, inside the timed region
+            ls = RestrictedLeastSquares(problem.W, y, min(3 * method.p.s, method.d),
+                                        lam=problem.l2)
+            method._exact_ls = ls
+        b, passes = ls.solve(cols, z0)
+        return Fit(b, float(passes))
+    WT = gather_columns(problem.W, cols)
     b, passes = _logistic(WT, y, z0, method.p.sub_maxiter, problem.l2)
     margin = float(np.min(y * np.asarray(WT @ b).ravel()))
     if margin > 0.0 and not problem.l2:
