@@ -152,7 +152,11 @@ def objective(W, y, x, loss, l2=0.0):
         ``1/n sum_i log(1 + exp(-y_i w_i^T x))`` for logistic (plus the ridge term).
     """
     x = np.asarray(x, dtype=np.float64)
-    margins = np.asarray(W @ x, dtype=np.float64).ravel()
+    sup = None if sp.issparse(W) else np.flatnonzero(x)
+    if sup is not None and 4 * len(sup) < x.shape[0]:  # sparse x: its columns only, O(n s)
+        margins = W[:, sup] @ x[sup]
+    else:
+        margins = np.asarray(W @ x, dtype=np.float64).ravel()
     f = float(np.mean(sample_losses(margins, y, loss)))
     return f + 0.5 * l2 * float(x @ x) if l2 else f
 

@@ -67,5 +67,5 @@ def warn_max_iter(method, max_iter):
         f"{method}: maximum number of iterations ({max_iter}) reached before the tolerance "
         "was met; increase max_iter or loosen tol.",
         ConvergenceWarning,
-        stacklevel=3,
+        stacklevel=4,  # warn_max_iter <- _solve <- solve <- the caller
     )

@@ -249,3 +249,35 @@ def run_chunks(compute, n_chunks, n_threads, on_workers_done=None):
             compute(c, STOLEN)
             modes[c] = STOLEN
     return modes
+
+
+class BlasThreads:
+    """Limit BLAS / LAPACK to the kernels' thread count for a block (threadpoolctl, if present).
+
+    A multi-threaded BLAS on a machine whose cores are busy waits for a descheduled thread
+    at every barrier, even on small matrices; the kernels' count (:func:`get_num_threads`)
+    already says how many CPUs are free.  Used around the solver's linear algebra and the
+    driver's objective evaluations.
+    """
+
+    _controller = None
+    _missing = False
+
+    def __enter__(self):
+        self._ctx = None
+        if BlasThreads._missing:
+            return self
+        if BlasThreads._controller is None:
+            try:
+                from threadpoolctl import ThreadpoolController
+            except ImportError:  # pragma: no cover - optional dependency
+                BlasThreads._missing = True
+                return self
+            BlasThreads._controller = ThreadpoolController()
+        self._ctx = BlasThreads._controller.limit(limits=get_num_threads(), user_api="blas")
+        return self
+
+    def __exit__(self, *exc):
+        if self._ctx is not None:
+            self._ctx.restore_original_limits()
+        return False

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import _kernels as K
 from .. import losses
+from .._kernels.threads import BlasThreads
 from ..problems import as_problem
 from ..result import SolveResult, warn_max_iter
 from ..trace import TraceBuilder
@@ -229,7 +230,12 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, inner=
     new_rng = _generator_factory(random_state)
     spec = params.spec
     warm_up(spec.name, prob.is_sparse, params.inner)
+    with BlasThreads():  # BLAS (objectives, GraSP's algebra) on the CPUs that are free
+        return _solve(prob, params, spec, x_start, new_rng, callback, random_state, warn)
 
+
+def _solve(prob, params, spec, x_start, new_rng, callback, random_state, warn):
+    """The attempts of one solve (see :func:`solve`), and its result."""
     eta0, halvings = params.eta, 0
     spent_passes = spent_time = 0.0
     while True:

@@ -37,7 +37,7 @@ from scipy.linalg import lapack
 
 from .. import _kernels as K
 from .._kernels.restricted import gram_apply_csr, gram_apply_dense
-from .._kernels.threads import get_num_threads
+from .._kernels.threads import BlasThreads
 from ._common import WorkingColumns, csc_arrays
 
 __all__ = ["RestrictedLeastSquares", "restricted_least_squares"]
@@ -47,38 +47,6 @@ _RCOND_CHECK = 1e-2  # Cholesky diagonal's estimate below this: ask LAPACK (dpoc
 _RCOND_REFINE = 1e-5  # below this reciprocal condition number of the Gram matrix: refine
 _RCOND_SINGULAR = 1e-13  # below this: singular, rank-revealing solve on W_T
 _MAX_REFINE = 10
-
-
-class _BlasThreads:
-    """Limit BLAS / LAPACK to the kernels' thread count for a block (threadpoolctl, if present).
-
-    A multi-threaded BLAS on a machine whose cores are busy waits for a descheduled thread
-    at every barrier, even on small matrices (a 1000 x 72 ``gelsd`` took 70 ms instead of
-    4 ms); the kernels' count (:func:`~rgrasp_viz._kernels.threads.get_num_threads`) already
-    says how many CPUs are free.  Setting it costs about 40 us per solve.
-    """
-
-    _controller = None
-    _missing = False
-
-    def __enter__(self):
-        self._ctx = None
-        if _BlasThreads._missing:
-            return self
-        if _BlasThreads._controller is None:
-            try:
-                from threadpoolctl import ThreadpoolController
-            except ImportError:  # pragma: no cover - optional dependency
-                _BlasThreads._missing = True
-                return self
-            _BlasThreads._controller = ThreadpoolController()
-        self._ctx = _BlasThreads._controller.limit(limits=get_num_threads(), user_api="blas")
-        return self
-
-    def __exit__(self, *exc):
-        if self._ctx is not None:
-            self._ctx.restore_original_limits()
-        return False
 
 
 class RestrictedLeastSquares:
@@ -212,7 +180,7 @@ class RestrictedLeastSquares:
             raise ValueError(f"|T| must be between 1 and d = {self.d}, got {m}")
         if m > self.cap:  # e.g. a start x0 with more than s nonzeros
             self._allocate(m)
-        with _BlasThreads():
+        with BlasThreads():
             if self.sparse:
                 X, order, G, r, passes = self._sparse_system(T)
             else:
