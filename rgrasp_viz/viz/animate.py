@@ -32,6 +32,7 @@ import numpy as np
 import plotly.io as pio
 
 from .._io import atomic_path
+from ..analysis import as_traces
 from . import figures as F
 
 __all__ = ["VIEWS", "Animation", "animate", "animation_frames", "compose", "find_encoder"]
@@ -139,7 +140,7 @@ def animation_frames(runs, max_frames=48, until=None):
     passes : list of float
         The position of each frame.
     """
-    traces = F._as_traces(runs)
+    traces = as_traces(runs)
     if int(max_frames) < 2:
         raise ValueError(f"max_frames must be >= 2, got {max_frames}")
     replays = [_replay(tr) for tr in traces]
@@ -356,17 +357,11 @@ class _Panels:
                 spec["layout"]["yaxis"] = {**spec["layout"]["yaxis"],
                                            "range": self.coef_range, "autorange": False}
             elif view == "support":
-                cur = _cursor(self.trace, t, step)
-                data = [({**tr, "x": [cur, cur]}
-                         if (tr.get("meta") or {}).get("role") == "cursor" else tr)
-                        for tr in self.raster["data"]]
-                cursor = next(d for d in data if (d.get("meta") or {}).get("role") == "cursor")
-                if not len(cursor.get("y", [])):  # an empty raster has no rows to span
-                    cursor["x"] = []
+                spec = F.with_cursor(self.raster, _cursor(self.trace, t, step))
                 title = (f"Support of {F.trace_label(self.trace)}<br><sup>★ true support · "
                          "dotted line: now</sup>")
-                spec = {"data": data, "layout": {**self.raster["layout"],
-                                                  "title": {"text": title}}}
+                spec = {"data": spec["data"], "layout": {**spec["layout"],
+                                                          "title": {"text": title}}}
             else:
                 spec = F.progress_spec(self.trace, t, step)
                 spec["layout"]["xaxis"] = {**spec["layout"]["xaxis"],
@@ -580,7 +575,7 @@ def animate(runs, path, *, views=VIEWS, max_frames=48, fps=8.0, hold=1.5, until=
     >>> rv.animate(runs, "epoch.gif")   # doctest: +SKIP
     Animation('epoch.gif', mp4='epoch.mp4', 40 frames, 960x628 px, 6.5 s, 0.41 MB)
     """
-    traces = F._as_traces(runs)
+    traces = as_traces(runs)
     if len(traces) > MAX_RUNS:
         raise ValueError(f"at most {MAX_RUNS} runs side by side, got {len(traces)}")
     path = Path(path)
