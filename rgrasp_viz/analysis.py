@@ -6,8 +6,9 @@ and a plot shown together always agree.  Method names, labels and flags come fro
 registry (:mod:`rgrasp_viz.solvers.registry`).
 
 * runs: :func:`as_trace`, :func:`trace_label`, :func:`run_labels`;
-* objective: :func:`best_objective`, :func:`estimate_fstar`, :func:`first_crossing`,
-  :func:`final_support_differences`;
+* objective: :func:`best_objective`, :func:`estimate_fstar` (one :class:`FStar` per view),
+  :func:`first_crossing`, :func:`final_support_differences`;
+* telling runs apart: :func:`same_iterates`, :func:`identical_runs`, :func:`axis_scale`;
 * positions on the axes of the figures: :func:`x_values`, :func:`event_positions`,
   :func:`checkpoint_positions`, :func:`iteration_positions`;
 * the support raster: :func:`raster_rows`, :func:`raster_matrix`, :func:`support_changes`;
@@ -20,6 +21,7 @@ registry (:mod:`rgrasp_viz.solvers.registry`).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 
@@ -28,9 +30,13 @@ import numpy as np
 from .solvers.registry import get_method, normalize_reading, run_label
 
 __all__ = [
+    "IDENTICAL_RTOL",
+    "LOG_AXIS_RATIO",
     "SLACK_MAX_CELLS",
+    "FStar",
     "as_trace",
     "as_traces",
+    "axis_scale",
     "best_objective",
     "checkpoint_positions",
     "estimate_fstar",
@@ -39,11 +45,13 @@ __all__ = [
     "first_crossing",
     "frame_at",
     "frame_iteration",
+    "identical_runs",
     "iteration_positions",
     "raster_matrix",
     "raster_rows",
     "replay_frames",
     "run_labels",
+    "same_iterates",
     "slack_ratios",
     "snapshot",
     "support_changes",
@@ -121,7 +129,12 @@ def run_labels(traces):
                 if len({repr(traces[i].meta.get(k)) for i in group}) > 1]
         for n, i in enumerate(group):
             extra = ", ".join(_fmt_param(k, traces[i].meta.get(k)) for k in keys)
-            out[i] = f"{lab} ({extra})" if extra else f"{lab} #{n + 1}"
+            if not extra:
+                out[i] = f"{lab} #{n + 1}"
+            elif lab.endswith(")"):  # "SVRGSP+ (on T)" -> "SVRGSP+ (on T, m=1)"
+                out[i] = f"{lab[:-1]}, {extra})"
+            else:
+                out[i] = f"{lab} ({extra})"
     return out
 
 
@@ -190,65 +203,206 @@ def _check_same_problem(traces):
                          f"{sorted(shapes)}; an objective gap needs one problem")
 
 
+@dataclasses.dataclass(frozen=True)
+class FStar:
+    """``F*`` of one view: the value every gap of that view is measured against, and where it
+    came from.
+
+    A table and a plot shown together take the same ``FStar`` (compute it once with
+    :func:`estimate_fstar` and pass it to both), so their numbers agree.  It unpacks as
+    ``fstar, source = estimate_fstar(...)``.
+
+    Attributes
+    ----------
+    value : float
+        ``F*`` (NaN when no run has a finite objective).
+    source : str
+        Where it came from, in one short phrase a student understands (figures show it), e.g.
+        ``"F* = lowest F of the runs shown (SVRGSP+, iteration 14)"``.
+    origin : {"reference", "runs", "given", "none"}
+        A separate reference run, the runs shown, a number given by the caller, or nothing.
+    run : str or None
+        The label of the run that reached ``F*`` (None for a given number).
+    iteration : int
+        The iteration of that run (-1 when not from a run).
+    """
+
+    value: float
+    source: str
+    origin: str = "runs"
+    run: str | None = None
+    iteration: int = -1
+
+    def __iter__(self):
+        return iter((self.value, self.source))
+
+    def __float__(self):
+        return float(self.value)
+
+    def gap(self, f):
+        """``f - F*`` (array or number)."""
+        return np.asarray(f, dtype=np.float64) - self.value
+
+
 def estimate_fstar(traces, reference=None):
-    """Estimate ``F*``, the optimal objective, for objective-gap plots.
+    """``F*``, the optimal objective, for the objective gaps of one view.
 
     The true minimum of ``F`` over s-sparse vectors is unknown (the problem is non-convex and
     NP-hard), so ``F*`` is always an estimate -- an *upper bound* on the true minimum:
 
-    * ``reference=None``: the best (smallest finite) objective reached by any of ``traces``.
-      The run that attains it has gap 0 there, which a log axis cannot show: convergence
-      plots omit gaps ``<= 0``.
-    * ``reference`` a Trace or SolveResult (e.g. a long, high-precision run such as GraSP,
-      which solves each sub-problem exactly): the best objective over the reference run *and*
-      ``traces`` (so that no plotted gap is negative).
+    * ``reference=None``: the lowest finite objective reached by any of ``traces``.  The run
+      that attains it has gap 0 there, which a log axis cannot show: convergence plots omit
+      gaps ``<= 0``.
+    * ``reference`` a Trace or SolveResult (a separate run, e.g. GraSP, which solves each
+      sub-problem exactly): the lowest objective of the reference run *and* ``traces`` (so
+      that no gap is negative); the source names whichever reached it.
     * ``reference`` a number: used as is (gaps ``<= 0`` are omitted).
+    * ``reference`` an :class:`FStar`: returned as is (one F* shared by several figures).
 
     Parameters
     ----------
     traces : Trace, SolveResult or list of them
         The runs to be compared (same problem).
-    reference : None, float, Trace or SolveResult, optional
+    reference : None, float, FStar, Trace or SolveResult, optional
         See above.
 
     Returns
     -------
-    fstar : float
-        The estimate (``nan`` when no run has a finite objective).
-    source : str
-        One line saying where ``fstar`` came from; figures show it.
+    FStar
+        Unpacks as ``(value, source)``; ``source`` is one short phrase a student
+        understands, shown by the figures and tables that use it.
 
     Raises
     ------
     ValueError
         When the traces (or the reference) come from problems of different sizes.
     """
+    if isinstance(reference, FStar):
+        return reference
     traces = as_traces(traces)
     if isinstance(reference, numbers.Real) and not isinstance(reference, bool):
-        return float(reference), f"F* = {float(reference):.8g} given by the caller"
+        v = float(reference)
+        return FStar(v, f"F* = {v:.6g} (given)", "given")
     labels = run_labels(traces)
     cands = []
     for tr, lab in zip(traces, labels, strict=True):
         f, i = best_objective(tr)
-        cands.append((f, f"{lab}, iteration {i}", False))
+        cands.append((f, lab, i, False))
     if reference is not None:
         ref = as_trace(reference)
         _check_same_problem([*traces, ref])
         f, i = best_objective(ref)
-        cands.append((f, f"reference run {trace_label(ref)} "
-                         f"(s={ref.meta.get('s')}), iteration {i}", True))
+        cands.append((f, trace_label(ref), i, True))
     else:
         _check_same_problem(traces)
-    f, where, is_ref = min(cands, key=lambda c: c[0])
+    # the reference wins ties: "found by a separate run" does not depend on the runs shown
+    f, lab, i, is_ref = min(cands, key=lambda c: (c[0], not c[3]))
     if not math.isfinite(f):
-        return math.nan, "no run has a finite objective"
-    n_runs = len(traces)
+        return FStar(math.nan, "F* unknown: no run has a finite objective", "none")
     if is_ref:
-        src = f"F* = best objective of the {where} and the {n_runs} plotted run(s)"
-    else:
-        src = (f"F* = best objective over the {n_runs} plotted run(s) ({where}"
-               f"{'' if reference is None else '; the reference run did worse'})")
-    return f, src
+        return FStar(f, f"F* = lowest F found by a separate {lab} run", "reference", lab, i)
+    shown = "the run shown" if len(traces) == 1 else "the runs shown"
+    return FStar(f, f"F* = lowest F of {shown} ({lab}, iteration {i})", "runs", lab, i)
+
+
+# -- telling runs apart -------------------------------------------------------------------------
+
+IDENTICAL_RTOL = 1e-9
+"""Runs with the same supports whose objectives differ by at most this (relative) made the same
+iterates (lazy updates materialised at different moments differ by about 1e-16)."""
+
+LOG_AXIS_RATIO = 30.0
+"""A time axis is logarithmic when the longest run takes more than this many times as long as
+the shortest (:func:`axis_scale`)."""
+
+
+def same_iterates(a, b, rtol=IDENTICAL_RTOL):
+    """Whether two runs made the same iterates.
+
+    Parameters
+    ----------
+    a, b : Trace or SolveResult
+    rtol : float
+
+    Returns
+    -------
+    bool
+        True when both have as many outer iterations, the same support at every one, and
+        objectives within ``rtol`` (relative) of each other; exact float equality is not
+        required.
+    """
+    a, b = as_trace(a), as_trace(b)
+    if len(a) != len(b) or a.meta.get("d") != b.meta.get("d"):
+        return False
+    if not (np.array_equal(a.support_ptr, b.support_ptr)
+            and np.array_equal(a.support_idx, b.support_idx)):
+        return False
+    fa = np.asarray(a.objective, dtype=np.float64)
+    fb = np.asarray(b.objective, dtype=np.float64)
+    both_nan = np.isnan(fa) & np.isnan(fb)
+    with np.errstate(invalid="ignore"):
+        close = np.abs(fa - fb) <= rtol * np.maximum(np.abs(fa), np.abs(fb))
+    return bool(np.all(close | both_nan))
+
+
+def identical_runs(traces, rtol=IDENTICAL_RTOL):
+    """Groups of runs that made the same iterates (see :func:`same_iterates`).
+
+    Parameters
+    ----------
+    traces : list of Trace or SolveResult
+    rtol : float
+
+    Returns
+    -------
+    list of list of int
+        Indices into ``traces``, one list per group of two or more identical runs, in order
+        of first appearance.
+    """
+    traces = as_traces(traces)
+    groups, seen = [], set()
+    for i in range(len(traces)):
+        if i in seen:
+            continue
+        group = [i] + [j for j in range(i + 1, len(traces))
+                       if j not in seen and same_iterates(traces[i], traces[j], rtol)]
+        if len(group) > 1:
+            groups.append(group)
+            seen.update(group)
+    return groups
+
+
+def axis_scale(traces, x, scale="auto", ratio=LOG_AXIS_RATIO):
+    """Linear or logarithmic axis for ``x`` values of several runs.
+
+    Parameters
+    ----------
+    traces : list of Trace or SolveResult
+    x : {"passes", "time", "iteration"}
+    scale : {"auto", "linear", "log"}
+        ``"auto"``: logarithmic for solver time when the runs' total times differ by more
+        than ``ratio`` (e.g. GraSP's 2 s next to SVRGSP+'s 30 ms squeezes the fast runs into
+        the first pixels of a linear axis); linear otherwise.
+    ratio : float
+
+    Returns
+    -------
+    str
+        ``"linear"`` or ``"log"``.
+    """
+    if scale in ("linear", "log"):
+        return scale
+    if scale != "auto":
+        raise ValueError(f"xscale must be 'auto', 'linear' or 'log', got {scale!r}")
+    if x != "time":
+        return "linear"
+    ends = []
+    for t in as_traces(traces):
+        v = x_values(t, x)
+        v = v[np.isfinite(v) & (v > 0)]
+        if len(v):
+            ends.append(float(v.max()))
+    return "log" if len(ends) >= 2 and max(ends) > ratio * min(ends) else "linear"
 
 
 def _fin(v):

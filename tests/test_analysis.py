@@ -67,6 +67,44 @@ def test_final_support_differences_against_sets(runs):
         assert f == (None if sup == ref else len(sup ^ ref))
 
 
+def test_same_iterates_by_supports_and_a_tolerance(runs):
+    import copy
+
+    a = runs["svrgsp"].trace
+    b = copy.deepcopy(a)
+    b._a["objective"] = a.objective * (1 + 1e-13)  # lazy updates: 1e-16-size differences
+    assert A.same_iterates(a, b) and A.same_iterates(runs["svrgsp"], b)
+    c = copy.deepcopy(a)
+    c._a["objective"] = a.objective * (1 + 1e-6)
+    assert not A.same_iterates(a, c)
+    d = copy.deepcopy(a)
+    idx = d._a["support_idx"].copy()
+    idx[-1] = next(j for j in range(D) if j not in set(a.support(-1).tolist()))
+    d._a["support_idx"] = idx  # another coordinate in the last support
+    assert not A.same_iterates(a, d)
+    assert not A.same_iterates(a, runs["svrgsp+"].trace)
+    assert A.identical_runs([a, c, b, d, a]) == [[0, 2, 4]]
+
+
+def test_fstar_is_one_object_for_a_view(runs):
+    traces = [r.trace for r in runs.values() if r.status != rv.Status.DIVERGED]
+    fs = A.estimate_fstar(traces)
+    best = min(A.best_objective(t)[0] for t in traces)
+    assert isinstance(fs, A.FStar) and fs.value == best and float(fs) == best
+    np.testing.assert_allclose(fs.gap(traces[0].objective), traces[0].objective - best)
+    # the reference wins a tie: "found by a separate run" does not depend on what is shown
+    tied = A.estimate_fstar(traces, reference=traces[0])
+    assert tied.value <= best and (tied.origin == "reference") == (
+        A.best_objective(traces[0])[0] == best)
+
+
+def test_axis_scale_decides_from_the_data(runs):
+    tr = runs["fght"].trace
+    assert A.axis_scale([tr, tr], "time") == "linear"
+    assert A.axis_scale([tr], "time", "log") == "log"
+    assert A.axis_scale([tr], "passes") == "linear"
+
+
 # -- support raster -----------------------------------------------------------------------------
 
 

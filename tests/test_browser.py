@@ -158,6 +158,15 @@ RASTER_AXIS_JS = """
 """
 
 
+DIVERGED_DRAWN_JS = """
+() => {
+  const gd = document.querySelector('.rgrasp-explore .js-plotly-plot');  // convergence
+  return !!gd && (gd.data || []).some((t) => t.meta && t.meta.diverged && t.x.length > 0
+                                           && t.line && t.line.dash === 'dot');
+}
+"""
+
+
 def assert_raster_is_categorical(page) -> None:
     """The support raster's rows are categories in the page: one per heatmap row."""
     ax = page.evaluate(RASTER_AXIS_JS)
@@ -453,16 +462,20 @@ def test_voila_app_redraws_when_eta_slider_moves(voila, app_notebook, page, tmp_
                        f"key presses) redrew plots {moved['changed']} in "
                        f"{moved['redraw_s']:.2f} s")
 
-    # the largest step size diverges: the dashboard says so and keeps the last good plots
+    # the largest step size diverges: the dashboard says so and draws the diverged run
+    # (dotted) next to the last good one; raster and timeline keep the good run
     shown = [p["fingerprint"] for p in plots(page)]
     eta = slider(page, "eta").locator(".noUi-handle")
     eta.focus()
     eta.press("End")
     page.locator(".rgrasp-status.rgrasp-error").wait_for(timeout=REDRAW_TIMEOUT)
     kind, message = status(page)
+    assert "DIVERGED" in message and "Lower" in message, message
+    page.wait_for_function(DIVERGED_DRAWN_JS, timeout=REDRAW_TIMEOUT, polling=200)
     _shot(page, tmp_path / "voila-diverged.png")
-    assert "diverged" in message and "Lower" in message, message
-    assert [p["fingerprint"] for p in plots(page)] == shown, "diverged run replaced the plots"
+    now = [p["fingerprint"] for p in plots(page)]
+    assert now[0] != shown[0] and now[1:N_PLOTS] == shown[1:N_PLOTS], "raster/timeline moved"
+    assert_raster_is_categorical(page)
     assert page.page_errors == [], page.page_errors
     print(f"voila: plots drawn {t_render:.1f} s after load;", "; ".join(timings))
 
@@ -555,7 +568,8 @@ def mirrored(dashboard, trigger, busy=lambda: False, **names):
         box.value = (f"{version[0]}|{int(bool(busy()))}|"
                      + json.dumps(figs, cls=PlotlyJSONEncoder))
 
-    trigger.observe(publish, names="value")
+    for widget in trigger if isinstance(trigger, (list, tuple)) else [trigger]:
+        widget.observe(publish, names="value")
     publish()
     return W.VBox([dashboard, box])
 '''
@@ -580,7 +594,8 @@ from _mirror import mirrored
 
 cmp = rv.compare()
 figs = {f"coefficients {m}": fw for m, fw in cmp.fig_coefficients.items()}
-mirrored(cmp, cmp.slider, convergence=cmp.fig_convergence, timeline=cmp.fig_timeline, **figs)''',
+mirrored(cmp, [cmp.slider, cmp.status], busy=lambda: "rgrasp-busy" in cmp.status.value,
+         convergence=cmp.fig_convergence, timeline=cmp.fig_timeline, **figs)''',
 }
 DASHBOARD_CLASS = {"explore": "rgrasp-explore", "play": "rgrasp-play",
                    "compare": "rgrasp-compare"}
@@ -664,6 +679,35 @@ async (rootClass) => {
   }
   Plotly.purge(div);
   return out;
+}
+"""
+
+
+# Width of each figure against its output cell, and every label of a figure inside it
+LAYOUT_JS = """
+(rootClass) => {
+  const root = document.querySelector('.' + rootClass);
+  const figures = [];
+  const clipped = [];
+  let texts = 0;
+  for (const gd of root.querySelectorAll('.js-plotly-plot')) {
+    const cell = gd.closest('.jp-OutputArea-output') || gd.parentElement;
+    const box = gd.getBoundingClientRect();
+    figures.push({width: Math.round(box.width), cell: cell.clientWidth,
+                  ratio: box.width / Math.max(cell.clientWidth, 1)});
+    const svg = gd.querySelector('.main-svg').getBoundingClientRect();
+    for (const t of gd.querySelectorAll('text')) {
+      const s = (t.textContent || '').trim();
+      const r = t.getBoundingClientRect();
+      if (!s || r.width === 0 || getComputedStyle(t).display === 'none') continue;
+      texts += 1;
+      const out = r.left < svg.left - 1 || r.right > svg.right + 1 || r.top < svg.top - 1
+        || r.bottom > svg.bottom + 1;
+      if (out || s.endsWith('…')) clipped.push({text: s.slice(0, 60), left: r.left,
+        right: r.right, svgRight: svg.right});
+    }
+  }
+  return {figures, clipped, texts};
 }
 """
 
@@ -776,6 +820,17 @@ class DashboardPage:
                            f"{got['plotly']}):\n  " + "\n  ".join(diffs))
         self.checked.append(f"{what}: {len(got['figures'])} figures agree")
 
+    def check_layout(self, what: str) -> None:
+        """Every figure uses the width of its cell and no label runs off its figure."""
+        got = self.page.evaluate(LAYOUT_JS, DASHBOARD_CLASS[self.name])
+        assert got["figures"], f"{self.label}: no figure"
+        narrow = [f for f in got["figures"] if f["ratio"] < 0.9]
+        assert not narrow, f"{self.label} ({what}): figures narrower than their cell: {narrow}"
+        assert not got["clipped"], f"{self.label} ({what}): text off its figure: {got['clipped']}"
+        self.checked.append(f"{what}: {len(got['figures'])} figures use "
+                            f"{min(f['ratio'] for f in got['figures']):.2f}+ of their cell, "
+                            f"{got['texts']} labels inside their figure")
+
     def shot(self, tag: str) -> Path:
         path = self.tmp_path / f"{self.label}-{re.sub(r'[^a-z0-9]+', '-', tag.lower())}.png"
         self.root.screenshot(path=str(path))
@@ -810,9 +865,11 @@ class DashboardPage:
 def _drive(dash: DashboardPage) -> None:
     """Every kind of change the dashboard offers; a screenshot after the third."""
     dash.compare("first render")
+    dash.check_layout("first render")
     if dash.name == "explore":
         steps = [("eta", dash.press("eta", "ArrowLeft")), ("s", dash.press("s", "ArrowRight")),
                  ("J", dash.press("J", "ArrowRight")), ("m", dash.press("m", "ArrowLeft")),
+                 ("reading", dash.pick("inner", "on_T (ours)")),
                  ("seed", dash.press("seed", "ArrowRight")),
                  ("method", dash.pick("method", "SVRGHT"))]
     elif dash.name == "play":
@@ -822,11 +879,13 @@ def _drive(dash: DashboardPage) -> None:
     else:
         steps = [("compare step", dash.press("passes", "ArrowRight")),
                  ("compare step 2", dash.press("passes", "ArrowRight", 10)),
-                 ("compare step 3", dash.press("passes", "ArrowRight", 40))]
+                 ("compare step 3", dash.press("passes", "ArrowRight", 40)),
+                 ("compare reading", dash.pick("inner", "on_T (ours)"))]
     for k, (what, act) in enumerate(steps, start=1):
         dash.change(what, act)
         if k == 3:
             dash.shot("after-3-changes")
+            dash.check_layout("after 3 changes")
 
 
 @pytest.fixture(scope="module")

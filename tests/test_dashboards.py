@@ -198,20 +198,28 @@ def test_method_change_resolves_with_that_methods_default_eta():
     dash.close()
 
 
-def test_diverging_eta_shows_message_and_keeps_plots(dash):
+def test_diverging_eta_is_drawn_next_to_the_last_good_run(dash):
     good = dash.result
-    before = [arrays(f) for f in dash.figures.values()]
+    raster, timeline = arrays(dash.fig_raster), arrays(dash.fig_timeline)
     w = dash.sliders["eta"]
     w.value = 10 ** w.max  # FloatLogSlider: min/max are exponents
     assert dash.last_result.trace.meta["eta"] == pytest.approx(100 * good.trace.meta["eta"])
     assert dash.last_result.status == 2
     assert dash.result is good
-    assert "diverged" in dash.status.value and "Lower η" in dash.status.value
+    assert "DIVERGED" in dash.status.value and "Lower η" in dash.status.value
+    assert "rgrasp-error" in dash.status.value
     assert dash.error and "diverged" in dash.error
-    assert [arrays(f) for f in dash.figures.values()] == before
+    # the convergence plot shows both: the last good run and the diverged one, dotted and
+    # clipped at the plot's edge; the raster and the timeline still show the good run
+    gaps = by_role(dash.fig_convergence, "gap")
+    np.testing.assert_array_equal(gaps[0].x, good.trace.passes)
+    assert gaps[0].name.startswith("previous")
+    assert gaps[1].meta["diverged"] and gaps[1].line.dash == "dot"
+    np.testing.assert_array_equal(gaps[1].x, dash.last_result.trace.passes)
+    assert arrays(dash.fig_raster) == raster and arrays(dash.fig_timeline) == timeline
     dash.sliders["eta"].value = good.trace.meta["eta"] * 0.9  # recovers
     assert dash.error is None and dash.result.status != 2
-    assert "diverged" not in dash.status.value
+    assert "DIVERGED" not in dash.status.value
 
 
 def test_errors_are_shown_inside_the_dashboard(dash, monkeypatch):
@@ -272,22 +280,48 @@ def test_a_late_view_gets_the_current_figure(dash):
     assert sent[-1][0]["kind"] == "rgrasp-plotly" and "Plotly" in sent[-1][0]["source"]
 
 
-def test_replay_steps_send_only_what_moved(recorded):
-    """Player step: the raster sends its cursor trace only; compare step: the convergence and
-    timeline send their layout (the cursor line) only, never their large traces."""
+def test_replay_steps_send_no_figure_the_page_draws_its_frames(recorded):
+    """A replay step changes no figure message: the page draws frame i from the frames it
+    fetched (in chunks, ahead), and Python applies the same frame to its figure -- which
+    then equals the builder's fresh output for that moment."""
     pl = rv.play(recorded)
-    sent = _spy_sent(pl.fig_support)
-    pl.step(1)
-    (msg, _), = sent
-    (cursor,) = [i for i, t in enumerate(pl.fig_support.data) if t.meta["role"] == "cursor"]
-    assert list(msg["figure"]["traces"]) == [str(cursor)] and "layout" not in msg["figure"]
+    sent = {k: _spy_sent(getattr(pl, k))
+            for k in ("fig_coefficients", "fig_progress", "fig_support")}
+    for k in range(1, 8):
+        pl.step(1)
+    assert all(msgs == [] for msgs in sent.values())
+    t, step = pl.frame
+    fresh = F.coefficients_spec(recorded, t, step, ymax=F.coefficient_range(recorded))
+    got = pl.fig_coefficients.to_plotly_json()
+    for a, b in zip(pl.fig_coefficients.data, fresh["data"], strict=True):
+        np.testing.assert_array_equal(np.asarray(a.x, float), np.asarray(b["x"], float))
+        np.testing.assert_array_equal(np.asarray(a.y, float), np.asarray(b["y"], float))
+    assert got["layout"]["title"]["text"] == fresh["layout"]["title"]["text"]
+    cursor = [sh for sh in got_shapes(pl.fig_support) if sh["name"] == "cursor"]
+    assert [c["x0"] for c in cursor] == [rv.analysis.frame_iteration(recorded.trace, t, step)]
+    # what the page asks for: a chunk of frames, each the traces and layout keys it replaces
+    fw = pl.fig_coefficients
+    fw._on_custom_msg(fw, {"kind": "rgrasp-frames-request", "key": fw._rg_frames_key,
+                           "start": 2, "stop": 6}, [])
+    (msg, buffers), = sent["fig_coefficients"]
+    assert msg["kind"] == "rgrasp-frames" and msg["start"] == 2 and len(msg["frames"]) == 4
+    assert sorted(map(int, msg["frames"][0]["data"])) == list(range(len(fw.data)))
+    assert len(buffers) == len(msg["buffer_paths"]) > 0
+    fw._on_custom_msg(fw, {"kind": "rgrasp-frames-request", "key": -5, "start": 0,
+                           "stop": 3}, [])  # frames of an older set: not answered
+    assert len(sent["fig_coefficients"]) == 1
+    assert fw._rg_driver == f"anywidget:{pl.slider.model_id}"
     cmp_ = rv.compare(rv.make_regression(n=120, d=200, s_star=4, random_state=3),
                       methods=["svrght", "svrgsp+"], s=5, J=240, max_iter=4, cost=1e-6)
     sent = {k: _spy_sent(getattr(cmp_, k)) for k in ("fig_convergence", "fig_timeline")}
     cmp_.slider.value = 7
-    for msgs in sent.values():
-        (msg, _), = msgs
-        assert msg["figure"].get("traces") == {} and "shapes" in msg["figure"]["layout"]
+    assert all(msgs == [] for msgs in sent.values())
+    shapes = got_shapes(cmp_.fig_convergence)
+    assert [sh["x0"] for sh in shapes if sh["name"] == "cursor"] == [cmp_.grid[7]] * 2
+
+
+def got_shapes(fw):
+    return fw.to_plotly_json()["layout"].get("shapes", [])
 
 
 def test_rapid_changes_end_on_the_last_value():
@@ -442,10 +476,12 @@ def test_play_steps_through_inner_iterates(recorded):
     pl.play.value = k  # the Play widget drives the slider (linked)
     assert pl.slider.value == k and pl.frame == (2, 80)
     snap = tr.ck_x[np.flatnonzero((tr.ck_iter == 2) & (tr.ck_step == 80))[0]]
+    (stems,) = by_role(pl.fig_coefficients, "stems")
+    np.testing.assert_array_equal(np.asarray(stems.x)[1::3], np.flatnonzero(snap))
     (heads,) = by_role(pl.fig_coefficients, "heads")
-    np.testing.assert_array_equal(heads.x, np.flatnonzero(snap))
-    (cur,) = by_role(pl.fig_support, "cursor")
-    assert list(cur.x) == [pytest.approx(1 + 80 / 200)] * 2
+    np.testing.assert_array_equal(heads.x, np.sort(rv.top_k(snap, 5)))
+    (cur,) = [sh for sh in pl.fig_support.layout.shapes if sh.name == "cursor"]
+    assert (cur.x0, cur.x1) == (pytest.approx(1 + 80 / 200), pytest.approx(1 + 80 / 200))
     (now,) = by_role(pl.fig_progress, "now")
     ck = np.flatnonzero((tr.ck_iter == 2) & (tr.ck_step == 80))[0]
     assert now.y[0] == pytest.approx(tr.ck_objective[ck])
@@ -550,11 +586,17 @@ def test_dashboards_load_lazily_from_the_top_level():
     assert rv.explore is D.explore and rv.play is D.play and rv.compare is D.compare
 
 
-def test_first_run_diverging_then_recovering():
+def test_first_run_diverging_is_drawn_then_recovering():
+    """An explorer that diverges on purpose shows the diverged run and its message, never
+    empty "no run to show yet" plots."""
     dash = rv.explore(eta=50.0, debounce=0, cost=1e-6, **SMALL)
     try:
-        assert dash.result is None and "diverged" in dash.status.value
-        assert len(dash.fig_convergence.data) == 0  # nothing to show, no traceback
+        assert dash.result is None and "DIVERGED" in dash.status.value
+        assert all(f in dash.children for f in dash.figures.values())
+        gaps = by_role(dash.fig_convergence, "gap")
+        assert gaps[-1].meta["diverged"] and len(gaps[-1].x) == len(dash.last_result.trace)
+        (hm,) = by_role(dash.fig_raster, "raster")  # the diverged run's supports
+        assert np.asarray(hm.z).shape[1] == len(dash.last_result.trace)
         assert dash.sliders["eta"].value == pytest.approx(50.0)
         dash.sliders["eta"].value = 0.005  # the range still reaches the default step size
         assert dash.result.trace.meta["eta"] == pytest.approx(0.005)
@@ -562,6 +604,19 @@ def test_first_run_diverging_then_recovering():
         np.testing.assert_array_equal(gaps[-1].x, dash.result.trace.passes)
         (hm,) = by_role(dash.fig_raster, "raster")
         assert np.asarray(hm.z).shape[1] == len(dash.result.trace)
+    finally:
+        dash.close()
+
+
+def test_an_explorer_that_cannot_solve_shows_its_message_and_no_plots(monkeypatch):
+    def boom(*args, **kwargs):
+        raise RuntimeError("kaboom from the solver")
+
+    monkeypatch.setattr("rgrasp_viz.viz.dashboards.explorer.solve", boom)
+    dash = rv.explore(debounce=0, cost=1e-6, **SMALL)
+    try:
+        assert "kaboom" in dash.status.value and "rgrasp-error" in dash.status.value
+        assert dash.children == (dash.children[0], dash.status)  # no blank figures
     finally:
         dash.close()
 
@@ -575,3 +630,247 @@ def test_set_changes_several_values_with_one_solve(dash):
     assert meta["eta"] == pytest.approx(0.004)  # a given eta beats the method's default
     with pytest.raises(KeyError, match="unknown"):
         dash.set(lam=1.0)
+
+
+# -- issue 12 §3: bad input, the same errors as solve --------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"eta": -1}, ValueError, "eta must be positive"),
+    ({"eta": 0.0}, ValueError, "eta must be positive"),
+    ({"s": 0}, ValueError, r"s must be in \[1, 300\]"),
+    ({"s": 301}, ValueError, r"s must be in \[1, 300\]"),
+    ({"J": 0}, ValueError, "J must be in"),
+    ({"m": 0}, ValueError, "m must be in"),
+    ({"m": 9, "J": 5}, ValueError, "m must be <= J"),
+    ({"batch_size": 0}, ValueError, "batch_size must be in"),
+    ({"inner": "sideways"}, ValueError, "inner must be"),
+    ({"max_passes": 0}, ValueError, "max_passes must be positive"),
+    ({"patience": 0}, ValueError, "patience must be in"),
+    ({"s": 2.5}, TypeError, "s must be an integer"),
+])
+def test_explore_checks_arguments_as_solve_does(kwargs, error, match):
+    prob = rv.make_regression(n=SMALL["n"], d=SMALL["d"], random_state=1)
+    method = "sght" if "batch_size" in kwargs else "svrgsp+"
+    with pytest.raises(error, match=match) as from_solve:
+        rv.solve(prob, method, **kwargs)
+    with pytest.raises(error, match=match) as from_explore:
+        rv.explore(prob, method=method, debounce=0, cost=1e-6, **kwargs)
+    assert str(from_explore.value) == str(from_solve.value)  # no silent clamp, same words
+    with pytest.raises(error, match=match):
+        rv.compare(prob, methods=[method], cost=1e-6, **kwargs)
+
+
+def test_explore_and_compare_accept_solves_method_aliases():
+    dash = rv.explore(method="FG-HT", debounce=0, cost=1e-6, **SMALL)
+    try:
+        assert dash.method.value == "fght" and dash.result.method == "fght"
+        dash.set(method="SVRG-HT")
+        assert dash.method.value == "svrght"
+    finally:
+        dash.close()
+    prob = rv.make_regression(n=120, d=200, s_star=4, random_state=3)
+    cmp_ = rv.compare(prob, methods=["FG-HT", "GraSP"], s=5, cost=1e-6, record_iterates=False)
+    assert list(cmp_.results) == ["fght", "grasp"]
+    with pytest.raises(ValueError, match="unknown method"):
+        rv.compare(prob, methods=["lasso"])
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        rv.compare(prob, methods=["fght"], lam=1.0)
+
+
+def test_a_failed_explorer_leaves_nothing_behind_at_exit():
+    code = textwrap.dedent("""
+        import rgrasp_viz as rv
+        try:
+            rv.explore(eta=-1, debounce=0)
+        except ValueError as exc:
+            print("refused:", exc)
+        try:
+            rv.compare(eta=-1)
+        except ValueError as exc:
+            print("refused:", exc)
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("refused: eta must be positive and finite, got -1.0") == 2
+    assert "Exception ignored" not in proc.stderr and "debouncer" not in proc.stderr, \
+        proc.stderr
+
+
+# -- issue 11 §3: the dashboards say what the learner just did -----------------------------------
+
+
+def test_status_line_shows_s_star_and_warns_below_it(dash):
+    assert "s = 7 · s* = 6 · s/s* = 1.2" in dash.status.value
+    assert "rgrasp-ok" in dash.status.value and "CONVERGED" in dash.status.value
+    assert dash.warnings == []
+    dash.sliders["s"].value = 4  # fewer than x*'s 6 nonzeros
+    assert "s = 4 · s* = 6 · s/s* = 0.67" in dash.status.value
+    assert any("s = 4 < s* = 6" in w for w in dash.warnings)
+    assert "rgrasp-warn" in dash.status.value and "rgrasp-ok" not in dash.status.value
+    assert "x* cannot be recovered" in dash.status.value
+
+
+def test_status_line_says_when_d_changes_s_star(dash):
+    dash.sliders["s"].value = 12
+    dash.sliders["d"].value = 450  # s* = d / 50: 6 -> 9
+    assert dash.problem.s_star == 9 and dash.problem.d == 450
+    assert any("the d slider changed s*: d = 450 gives s* = d/50 = 9 (it was 6)" in w
+               for w in dash.warnings), dash.warnings
+    assert "s* = 9" in dash.status.value
+    dash.sliders["eta"].value = dash.sliders["eta"].value * 0.9  # s* unchanged now
+    assert not any("changed s*" in w for w in dash.warnings)
+
+
+@pytest.mark.parametrize("kwargs, name, kind", [
+    ({"max_iter": 2}, "MAX_ITER", "warn"),
+    ({"max_passes": 4}, "MAX_PASSES", "warn"),
+    ({}, "CONVERGED", "ok"),
+])
+def test_status_name_is_shown_and_honestly_coloured(kwargs, name, kind):
+    dash = rv.explore(debounce=0, cost=1e-6, **SMALL, **kwargs)
+    try:
+        assert dash.result.status.name == name
+        assert f"<b class='rgrasp-status-name'>{name}</b>" in dash.status.value
+        assert f"rgrasp-{kind}" in dash.status.value
+    finally:
+        dash.close()
+
+
+def test_status_name_colour_table():
+    from rgrasp_viz.viz.dashboards._widgets import status_kind
+
+    kinds = {st.name: status_kind(st) for st in rv.Status}
+    assert kinds == {"CONVERGED": "ok", "MAX_ITER": "warn", "DIVERGED": "error",
+                     "NO_PROGRESS": "warn", "MAX_PASSES": "warn", "STALLED": "warn",
+                     "CALLBACK": "warn"}
+
+
+def test_the_safeguard_halvings_are_shown():
+    prob = rv.make_regression(n=50, d=100, s_star=3, random_state=0)  # SVRGHT's default
+    dash = rv.explore(prob, method="svrght", debounce=0, cost=1e-6)  # step diverges here
+    try:
+        meta = dash.result.trace.meta
+        assert meta["eta_rule"] == "default" and meta["eta_halvings"] >= 1
+        assert any(f"halved {meta['eta_halvings']}×" in w for w in dash.warnings)
+        assert f"η = {meta['eta']:.3g}" in dash.status.value
+        assert dash.sliders["eta"].value == pytest.approx(meta["eta_initial"])
+        dash.sliders["eta"].value = meta["eta"]  # a chosen step: no safeguard
+        assert dash.result.trace.meta["eta_rule"] == "user"
+        assert not any("halved" in w for w in dash.warnings)
+        dash.set(method="svrgsp")  # back to a default step: the default rule again
+        assert dash.result.trace.meta["eta_rule"] == "default"
+    finally:
+        dash.close()
+
+
+# -- issue 10 §2-3: m, the readings, one stopping rule ----------------------------------------
+
+
+def test_m_changes_the_run_in_the_papers_reading_and_not_on_T():
+    dash = rv.explore(debounce=0, cost=1e-6, **SMALL)
+    try:
+        assert dash.controls["inner"].value == "paper"
+        assert "the paper&#x27;s Algorithm 2" in dash.reading_note.value or \
+            "the paper's Algorithm 2" in dash.reading_note.value
+        before = dash.result
+        dash.sliders["m"].value = 1
+        after = dash.result
+        assert after.trace.meta["m"] == 1 and not rv.analysis.same_iterates(before, after)
+        assert list(dash.fig_convergence.layout.meta["identical"]) == []
+        dash.controls["inner"].value = "on_T"  # the explanation follows the control
+        assert "our variant" in dash.reading_note.value and "m changes nothing" in \
+            dash.reading_note.value
+        a = dash.result
+        dash.sliders["m"].value = 6
+        b = dash.result
+        assert rv.analysis.same_iterates(a, b)
+        # the previous and the current run are identical: the plot says so
+        assert [list(g) for g in dash.fig_convergence.layout.meta["identical"]] == [
+            ["SVRGSP+ (on T, m=1)", "SVRGSP+ (on T, m=6)"]]
+        notes = [a_.text for a_ in dash.fig_convergence.layout.annotations]
+        assert any("identical iterates" in n for n in notes)
+    finally:
+        dash.close()
+
+
+def test_every_method_stops_by_the_same_rule():
+    dash = rv.explore(debounce=0, cost=1e-6, **SMALL)
+    try:
+        seen = set()
+        for name in ("svrgsp+", "svrght", "fght", "grasp", "sght"):
+            dash.set(method=name)
+            meta = dash.last_result.trace.meta
+            seen.add((meta["max_passes"], meta["ftol"], meta["patience"], meta["tol"],
+                      meta["max_iter"]))
+            assert "Every run stops by the same rule" in dash.status.value
+        assert seen == {(100.0, 1e-6, 5, 1e-7, 10_000)}
+    finally:
+        dash.close()
+
+
+@pytest.fixture(scope="module")
+def comparison():
+    prob = rv.make_regression(n=150, d=200, s_star=4, random_state=0)
+    cmp_ = rv.compare(prob, methods=["svrght", "svrgsp", "svrgsp+"], s=5, J=200,
+                      random_state=3, cost=1e-6, debounce=0)
+    yield cmp_
+    cmp_.close()
+
+
+def test_compare_table_and_plot_use_one_fstar(comparison):
+    fs = comparison.fstar
+    meta = comparison.fig_convergence.layout.meta
+    assert meta["fstar"] == fs.value and meta["fstar_source"] == fs.source
+    html_ = comparison.summary.value
+    assert "F − F*" in html_ and "best F" not in html_
+    assert html_.count(fs.source) == 1 and "the same F* as in the convergence plot" in html_
+    for r in comparison.results.values():
+        assert f"{r.fun - fs.value:.2e}" in html_  # the table's gap is the plot's last gap
+    for g, r in zip(by_role(comparison.fig_convergence, "gap"), comparison.results.values(),
+                    strict=True):
+        last = np.asarray(g.y, dtype=float)[-1]
+        assert np.isnan(last) or last == pytest.approx(r.fun - fs.value)
+
+
+def test_compare_stops_every_method_by_the_same_rule_and_says_so(comparison):
+    rules = {(r.trace.meta["max_passes"], r.trace.meta["ftol"], r.trace.meta["patience"],
+              r.trace.meta["tol"]) for r in comparison.results.values()}
+    assert rules == {(100.0, 1e-6, 5, 1e-7)}
+    assert "Every run stops by the same rule: at most 100 effective passes" in \
+        comparison.summary.value
+    for r in comparison.results.values():
+        assert r.status.name in comparison.summary.value
+
+
+def test_compare_reading_and_m_controls_resolve(comparison):
+    assert comparison.reading.value == "paper" and comparison.reading.description == "inner"
+    before = {m: r for m, r in comparison.results.items()}
+    conv = arrays(comparison.fig_convergence)
+    comparison.m_slider.value = 1
+    after = comparison.results
+    assert after["svrgsp+"].trace.meta["m"] == 1
+    assert not rv.analysis.same_iterates(before["svrgsp+"], after["svrgsp+"])
+    assert rv.analysis.same_iterates(before["svrgsp"], after["svrgsp"])
+    assert arrays(comparison.fig_convergence) != conv
+    comparison.reading.value = "on_T"
+    assert "our variant" in comparison.reading_note.value
+    assert {r.trace.meta["inner"] for m, r in comparison.results.items()
+            if m != "svrght"} == {"on_T"}
+    assert "SVRGSP+ (on T)" in comparison.summary.value
+    # on T, SVRGSP+ makes SVRGSP's iterates whatever m: the plot says so
+    assert [list(g) for g in comparison.fig_convergence.layout.meta["identical"]] == [
+        ["SVRGSP (on T)", "SVRGSP+ (on T)"]]
+    comparison.reading.value = "paper"
+    comparison.m_slider.value = 6
+
+
+def test_compare_draws_a_diverged_run():
+    prob = rv.make_regression(n=120, d=200, s_star=4, random_state=3)
+    cmp_ = rv.compare(prob, methods=["svrght", "fght"], s=5, eta=5.0, cost=1e-6,
+                      record_iterates=False)
+    assert cmp_.results["svrght"].status == rv.Status.DIVERGED
+    gaps = by_role(cmp_.fig_convergence, "gap")
+    assert len(gaps) == 2 and gaps[0].meta["diverged"] and gaps[0].line.dash == "dot"
+    assert "DIVERGED" in cmp_.summary.value and "diverged (dotted" in cmp_.status.value

@@ -76,17 +76,21 @@ def test_run_labels_tell_equal_methods_apart(prob):
 
 def test_estimate_fstar_sources(runs, prob):
     traces = [runs["svrgsp"], runs["svrght"]]
-    fs, src = F.estimate_fstar(traces)
-    assert fs == min(np.nanmin(t.trace.objective) for t in traces)
-    assert "best objective over the 2 plotted run(s)" in src
-    fs, src = F.estimate_fstar(traces, reference=0.001)
-    assert fs == 0.001 and "given" in src
-    # a reference run that is better than the plotted runs defines F*
+    fs = F.estimate_fstar(traces)
+    assert fs.value == min(np.nanmin(t.trace.objective) for t in traces)
+    assert fs.origin == "runs" and fs.source.startswith("F* = lowest F of the runs shown (")
+    value, src = fs  # unpacks as (value, source)
+    assert (value, src) == (fs.value, fs.source)
+    given = F.estimate_fstar(traces, reference=0.001)
+    assert given.value == 0.001 and given.origin == "given" and "given" in given.source
+    # a separate reference run that is better than the runs shown defines F*
     ref = rv.solve(prob, "grasp", s=S, warn=False)
     worse = rv.solve(prob, "svrgsp", s=S, J=J, random_state=0, max_iter=1, warn=False)
-    fs, src = F.estimate_fstar([worse], reference=ref)
-    assert fs == float(np.min(ref.trace.objective)) < float(np.min(worse.trace.objective))
-    assert src.startswith("F* = best objective of the reference run GraSP")
+    fs = F.estimate_fstar([worse], reference=ref)
+    assert fs.value == float(np.min(ref.trace.objective)) < float(np.min(worse.trace.objective))
+    assert fs.source == "F* = lowest F found by a separate GraSP run"
+    assert fs.origin == "reference" and fs.run == "GraSP"
+    assert F.estimate_fstar([worse], reference=fs) is fs  # one F* shared by a view
     other = rv.solve(rv.make_regression(n=N, d=D + 10, s_star=3, random_state=0), "fght",
                      s=3, max_iter=2, warn=False)
     with pytest.raises(ValueError, match="different sizes"):
@@ -137,7 +141,7 @@ def test_convergence_flags_different_final_supports(prob):
     assert flagged == expect and labels[1] in flagged
     for i, g in enumerate(by_role(fig, "gap")):
         assert ("≠ supp" in g.name) == (labels[i] in expect)
-        assert (g.marker.symbol == "x") == (labels[i] in expect)
+        assert (g.marker.symbol[-1] == "x") == (labels[i] in expect)
     same = F.convergence([a, a])
     assert same.layout.meta["support_differs"] == []
 
@@ -152,6 +156,95 @@ def test_convergence_cuts_diverged_run(prob):
     start = bad.trace.objective[0] - fig.layout.meta["fstar"]
     assert len(y) >= 1 and np.all(y <= F.DIVERGED_CUT * start)
     json.loads(fig.to_json())  # no inf leaks into the JSON
+
+
+def test_runs_of_one_method_get_their_own_style_and_parameter(prob):
+    """An eta sweep: one method, several runs -- distinct dashes and shades, the step size in
+    each legend name, never two curves drawn alike."""
+    runs = [rv.solve(prob, "svrgsp", s=S, J=J, eta=eta, random_state=0, max_iter=6,
+                     warn=False) for eta in (0.002, 0.004, 0.008)]
+    fig = F.convergence(runs, y="gap")
+    gaps = by_role(fig, "gap")
+    assert [g.name.split(" ≠")[0] for g in gaps] == [f"SVRGSP (eta={e:.3g})"
+                                                     for e in (0.002, 0.004, 0.008)]
+    styles = {(g.line.dash, g.line.color) for g in gaps}
+    assert len(styles) == 3 and len({g.line.dash for g in gaps}) == 3
+    assert fig.layout.meta["identical"] == []
+
+
+def test_identical_runs_are_said_and_stay_visible(prob):
+    """Our reading of Algorithm 2 (z on T) makes m a no-op: SVRGSP+ with m = 1 and m = 6 and
+    SVRGSP make the same iterates -- the figure says so instead of hiding two curves under
+    a third; in the paper's reading m changes the run."""
+    kw = {"s": S, "J": J, "random_state": 0, "max_iter": 6, "warn": False}
+    on_t = [rv.solve(prob, "svrgsp+", m=1, inner="on_T", **kw),
+            rv.solve(prob, "svrgsp+", m=6, inner="on_T", **kw),
+            rv.solve(prob, "svrgsp", inner="on_T", **kw)]
+    assert rv.analysis.identical_runs(on_t) == [[0, 1, 2]]
+    fig = F.convergence(on_t, y="gap")
+    group = ["SVRGSP+ (on T, m=1)", "SVRGSP+ (on T, m=6)", "SVRGSP (on T)"]
+    assert fig.layout.meta["identical"] == [group]
+    notes = [a.text for a in fig.layout.annotations]
+    assert " = ".join(group) + ": identical iterates" in notes
+    gaps = by_role(fig, "gap")
+    # drawn so that each shows: the first wide underneath, the others dashed on top
+    assert gaps[0].line.width > gaps[1].line.width == gaps[2].line.width
+    assert len({g.line.dash for g in gaps}) == 3
+    paper = [rv.solve(prob, "svrgsp+", m=m, inner="paper", **kw) for m in (1, 6)]
+    assert rv.analysis.identical_runs(paper) == []
+    assert not rv.analysis.same_iterates(*paper)
+    assert F.convergence(paper).layout.meta["identical"] == []
+
+
+def test_time_axis_is_logarithmic_when_runs_differ_by_orders_of_magnitude(prob):
+    fast = rv.solve(prob, "fght", s=S, max_iter=3, warn=False)
+    slow = rv.solve(prob, "fght", s=S, max_iter=3, warn=False)
+    slow.trace._a["time"] = fast.trace.time * 100  # the same run, 100 times slower
+    fig = F.convergence([fast, slow], x="time")
+    assert fig.layout.xaxis.type == "log" and fig.layout.xaxis2.type == "log"
+    assert "log scale" in fig.layout.xaxis.title.text and fig.layout.meta["xscale"] == "log"
+    for g in by_role(fig, "gap"):  # no 0 on a log axis: the starting point is left out
+        assert math.isnan(g.x[0]) and np.all(np.asarray(g.x[1:]) > 0)
+    assert F.convergence([fast, slow], x="time", xscale="linear").layout.xaxis.type == "linear"
+    same = F.convergence([fast, fast], x="time")
+    assert same.layout.xaxis.type == "linear"
+    assert F.convergence([fast, fast], x="time", xscale="log").layout.xaxis.type == "log"
+    assert F.convergence([fast, slow], x="passes").layout.xaxis.type == "linear"
+    with pytest.raises(ValueError, match="xscale"):
+        F.convergence(fast, xscale="loglog")
+    assert rv.analysis.axis_scale([fast, slow], "time") == "log"
+
+
+def test_diverged_run_is_drawn_clipped_in_its_own_style(prob):
+    bad = rv.solve(prob, "svrght", s=S, J=J, eta=5.0, random_state=0, warn=False)
+    ok = rv.solve(prob, "svrght", s=S, J=J, random_state=0, max_iter=5, warn=False)
+    assert bad.status == rv.Status.DIVERGED and ok.status != rv.Status.DIVERGED
+    fig = F.convergence([ok, bad])
+    for g in by_role(fig, "gap") + by_role(fig, "rel_error"):
+        if g.meta["run"] == 1:
+            y = np.asarray(g.y, dtype=float)
+            k = g.meta["clipped_at"]
+            assert g.meta["diverged"] and g.line.dash == "dot" and g.name.endswith("diverged")
+            assert k >= 1 and g.marker.symbol[k] == "triangle-up"
+            start = y[0]
+            assert y[k] == pytest.approx(F.DIVERGED_CUT * start)  # clipped at the edge
+            assert np.all(np.isnan(y[k + 1:]))
+        else:
+            assert not g.meta["diverged"] and g.line.dash != "dot"
+    assert fig.layout.meta["diverged"] == ["SVRGHT (eta=5)"]
+    assert any("diverged" in a.text for a in fig.layout.annotations)
+    json.loads(fig.to_json())
+
+
+def test_one_fstar_for_a_table_and_a_plot(runs):
+    traces = [runs[m] for m in ("svrght", "svrgsp", "svrgsp+")]
+    fs = F.estimate_fstar(traces, reference=runs["grasp"])
+    fig = F.convergence(traces, fstar=fs)
+    assert fig.layout.meta["fstar"] == fs.value and fs.source in fig.layout.title.text
+    for g, r in zip(by_role(fig, "gap"), traces, strict=True):
+        last = float(np.asarray(g.y, dtype=float)[-1])
+        gap = fs.gap(r.fun)
+        assert (math.isnan(last) and gap <= 0) or last == pytest.approx(gap)
 
 
 # -- support raster -------------------------------------------------------------------------------
@@ -203,8 +296,19 @@ def test_raster_row_cap_keeps_true_support(runs):
     assert rows[:S_STAR] == sorted(tr.true_support.tolist())
     assert fig.layout.meta["hidden"] == len(full["rows"]) - len(rows) > 0
     assert f"{fig.layout.meta['hidden']} more coordinates" in fig.layout.title.text
-    (cur,) = by_role(fig, "cursor")
-    assert list(cur.x) == [2.0, 2.0]
+    (cur,) = [sh for sh in fig.layout.shapes if sh.name == "cursor"]
+    assert (cur.x0, cur.x1, cur.xref, cur.yref) == (2.0, 2.0, "x", "paper")
+    moved = F.with_cursor(F.support_raster_spec(tr, max_rows=S_STAR + 3, cursor=2), 3.5)
+    assert [sh["x0"] for sh in moved["layout"]["shapes"] if sh["name"] == "cursor"] == [3.5]
+
+
+def test_raster_rows_carry_their_coordinates(runs):
+    tr = runs["svrgsp+"].trace
+    fig = F.support_raster(tr, max_rows=150)
+    (hm,) = by_role(fig, "raster")
+    assert fig.layout.yaxis.showticklabels is True  # plotly.js skips labels where crowded
+    assert fig.layout.yaxis.categoryarray == tuple(hm.y)
+    assert fig.layout.width is None and fig.layout.autosize is True
 
 
 # -- thresholding timeline ------------------------------------------------------------------------
@@ -259,6 +363,24 @@ def test_timeline_positions_in_steps(runs):
     assert fig.layout.xaxis2.title.text == "inner steps"
     with pytest.raises(ValueError, match="x must be"):
         F.threshold_timeline(runs["svrght"], x="time")
+
+
+def test_timeline_texts_are_short_and_dense_combs_can_be_thinned(runs):
+    tr = runs["svrght"].trace
+    fig = F.threshold_timeline([runs["svrght"], runs["svrgsp+"]], cost=1e-6)
+    (bar,) = by_role(fig, "share")
+    assert all(len(t) <= 5 for t in bar.text)  # "≈31%": never runs off the figure
+    assert "…" not in fig.layout.title.text
+    assert f"{int(tr.n_thresholds[-1]):,} H" in fig.layout.yaxis.ticktext[0]
+    full = by_role(fig, "marks")
+    thin = by_role(F.threshold_timeline([runs["svrght"], runs["svrgsp+"]], cost=1e-6,
+                                        max_marks=100), "marks")
+    for a, b in zip(full, thin, strict=True):
+        assert a.meta["count"] == b.meta["count"]  # the counts stay exact
+        assert b.meta["drawn"] == min(a.meta["count"], 100) == len(b.x) // 3
+    assert "100 of" in F.threshold_timeline(tr, cost=1e-6, max_marks=100).layout.title.text
+    with pytest.raises(ValueError, match="max_marks"):
+        F.threshold_timeline(tr, max_marks=1)
 
 
 def test_threshold_share_given_cost(runs):
@@ -342,10 +464,19 @@ def test_coefficients_inside_an_epoch(runs):
     step = int(steps[len(steps) // 2])
     k = np.flatnonzero((tr.ck_iter == t) & (tr.ck_step == step))[0]
     fig = F.coefficients(tr, t=t, step=step)
-    (heads,) = by_role(fig, "heads")
-    np.testing.assert_array_equal(heads.x, np.flatnonzero(tr.ck_x[k]))
-    np.testing.assert_allclose(heads.y, np.abs(tr.ck_x[k][np.flatnonzero(tr.ck_x[k])]))
+    z = tr.ck_x[k]
+    (stems,) = by_role(fig, "stems")  # every nonzero: (j, 0), (j, |z_j|), (j, 0)
+    np.testing.assert_array_equal(np.asarray(stems.x)[1::3], np.flatnonzero(z))
+    np.testing.assert_allclose(np.asarray(stems.y)[1::3], np.abs(z[np.flatnonzero(z)]))
+    assert np.all(np.asarray(stems.y)[0::3] == 0) and np.all(np.asarray(stems.y)[2::3] == 0)
+    (heads,) = by_role(fig, "heads")  # markers on what H_s keeps: the s largest |z_j|
+    np.testing.assert_array_equal(heads.x, np.sort(rv.top_k(z, S)))
+    np.testing.assert_allclose(heads.y, np.abs(z[np.sort(rv.top_k(z, S))]))
+    (thr,) = by_role(fig, "threshold")
+    assert np.all(np.asarray(heads.y) >= thr.y[0])
     assert f"inner step {step} of iteration {t}" in fig.layout.title.text
+    fixed = F.coefficients(tr, t=t, step=step, ymax=2.0)
+    assert list(fixed.layout.yaxis.range) == [0, pytest.approx(2.16)]
     with pytest.raises(ValueError, match="no inner snapshot"):
         F.coefficients(tr, t=t, step=step + 1)
     with pytest.raises(ValueError, match="record_iterates=True"):
@@ -384,6 +515,15 @@ def test_slack_ratios_match_numpy(runs, prob):
     assert fig.layout.meta["fraction_ok"] == pytest.approx(np.mean(r[1:] <= 0.3))
     (ratio,) = by_role(fig, "ratio")
     np.testing.assert_allclose(ratio.customdata, r[1:])
+
+
+def test_slack_axis_starts_at_0_and_shows_1(runs, prob):
+    for m in ("svrgsp", "grasp"):
+        fig = F.slack_descent(runs[m], prob, c1=0.5)
+        y = fig.layout.yaxis
+        assert y.type == "linear" and y.range[0] == 0 and y.range[1] >= 1
+        (ratio,) = by_role(fig, "ratio")
+        assert np.nanmax(np.asarray(ratio.y, dtype=float)) <= y.range[1]
 
 
 def test_slack_ratios_refuse_clearly(runs, prob):

@@ -357,17 +357,11 @@ class _Panels:
                 spec["layout"]["yaxis"] = {**spec["layout"]["yaxis"],
                                            "range": self.coef_range, "autorange": False}
             elif view == "support":
-                cur = _cursor(self.trace, t, step)
-                data = [({**tr, "x": [cur, cur]}
-                         if (tr.get("meta") or {}).get("role") == "cursor" else tr)
-                        for tr in self.raster["data"]]
-                cursor = next(d for d in data if (d.get("meta") or {}).get("role") == "cursor")
-                if not len(cursor.get("y", [])):  # an empty raster has no rows to span
-                    cursor["x"] = []
+                spec = F.with_cursor(self.raster, _cursor(self.trace, t, step))
                 title = (f"Support of {F.trace_label(self.trace)}<br><sup>★ true support · "
                          "dotted line: now</sup>")
-                spec = {"data": data, "layout": {**self.raster["layout"],
-                                                  "title": {"text": title}}}
+                spec = {"data": spec["data"], "layout": {**spec["layout"],
+                                                          "title": {"text": title}}}
             else:
                 spec = F.progress_spec(self.trace, t, step)
                 spec["layout"]["xaxis"] = {**spec["layout"]["xaxis"],

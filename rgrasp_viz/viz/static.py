@@ -238,23 +238,16 @@ def static_bundle(widget_bundle, figures, *, title, binder_url=BINDER_LAB,
 def explorer_bundle(dash, widget_bundle):
     """Static copy of an :class:`~rgrasp_viz.viz.dashboards.Explorer`: its three figures
     (convergence, thresholding timeline, support raster) as they are now."""
-    res = getattr(dash, "result", None)
-    if res is None:  # nothing solved without diverging: the figures are empty
-        error = getattr(dash, "error", None) or "no run to show"
-        return static_bundle(widget_bundle, [], title=f"rv.explore: {error}")
+    res = getattr(dash, "last_result", None)
+    error = getattr(dash, "error", None)
+    if res is None:  # nothing was solved: no figures, the reason
+        return static_bundle(widget_bundle, [],
+                             title=f"rv.explore: {error or 'no run to show'}")
     figs = [dash.fig_convergence, dash.fig_timeline, dash.fig_raster]
-    return static_bundle(widget_bundle, figs,
-                         title=f"rv.explore ({res.trace.method}, last solve)")
-
-
-def _with_cursor(fig_json, x):
-    """A copy of a support-raster figure with its cursor trace moved to ``x``."""
-    data = []
-    for tr in fig_json["data"]:
-        if (tr.get("meta") or {}).get("role") == "cursor" and len(tr.get("y", ())) == 2:
-            tr = {**tr, "x": [x, x]}
-        data.append(tr)
-    return {"data": data, "layout": fig_json["layout"]}
+    title = f"rv.explore ({res.trace.method}, last solve)"
+    if error:  # e.g. a run that diverged on purpose: drawn, and said
+        title = f"{title}: {error}"
+    return static_bundle(widget_bundle, figs, title=title)
 
 
 def player_bundle(player, widget_bundle):
@@ -266,8 +259,8 @@ def player_bundle(player, widget_bundle):
 
     t, step = player.frames[-1]
     figs = [F.coefficients_spec(player.trace, t, step), F.progress_spec(player.trace, t, step),
-            _with_cursor(player.fig_support.to_plotly_json(),
-                         frame_iteration(player.trace, t, step))]
+            F.with_cursor(player.fig_support.to_plotly_json(),
+                          frame_iteration(player.trace, t, step))]
     return static_bundle(widget_bundle, figs,
                          title=f"rv.play ({player.trace.method}), last of "
                                f"{len(player.frames)} steps")

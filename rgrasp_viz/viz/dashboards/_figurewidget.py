@@ -19,11 +19,21 @@ plotly.py reports them), and the page draws them with ``Plotly.react`` -- the re
 same as a fresh render of the figure Python holds.  A view that appears later (or misses a
 message) asks the kernel for the whole figure.  plotly.js (the copy plotly.py ships) is loaded
 once per page and shared by all figures: the first figure of a kernel carries it, and a page
-without that figure asks the kernel for it.
+without that figure asks the kernel for it.  The figure follows the width of its cell (a
+``ResizeObserver`` redraws it when the cell is laid out or resized).
+
+Replays (:meth:`LiveFigure.set_frames`): a player's figures change at every tick of a Play
+widget, faster than a round trip through a busy kernel allows.  The page therefore holds the
+frames itself -- fetched from the kernel in chunks ahead of the one shown -- and draws frame
+``i`` as soon as the value of the replay's slider becomes ``i`` in the page (the figure listens
+to the slider's model there; the Play widget moves the slider through a ``jslink``); the kernel
+applies the same frame to the Python figure without sending it back.  Page and Python thus end
+on the same figure, which is again a builder's fresh output.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 from pathlib import Path
@@ -32,6 +42,7 @@ import plotly
 import plotly.graph_objects as go
 import traitlets
 from ipywidgets.widgets.widget import _remove_buffers
+from plotly.basedatatypes import Undefined as _UNDEFINED
 from plotly.serializers import _py_to_js
 
 __all__ = ["LiveFigure"]
@@ -136,29 +147,129 @@ function plotlyFor(model) {
   return sh.promise;
 }
 
-async function render({ model, el }) {
+const CONFIG = {displaylogo: false, responsive: true};
+const CHUNK = 40;  // frames per request
+const AHEAD = 60;  // keep this many frames ahead of the one shown
+const KEEP = 400;  // frames kept in the page at most
+
+async function driverModel(model, host) {  // the widget whose value picks the frame
+  const ref = model.get("_rg_driver");
+  if (!ref) return null;
+  if (host && host.getModel) return host.getModel(ref);
+  return model.widget_manager.get_model(ref.slice(ref.indexOf(":") + 1));
+}
+
+async function render({ model, el, host }) {
   el.classList.add("rgrasp-figure");
+  el.style.width = "100%";
+
   const fig = {data: decode(model.get("_widget_data")) || [],
-               layout: decode(model.get("_widget_layout")) || {}, seq: -1};
-  let drawn = null;
-  let chain = Promise.resolve();
+               layout: decode(model.get("_widget_layout")) || {}, seq: -1, frame: -1};
+  let version = 0;
+  let drawnVersion = -1;
+  let drawing = false;
+  let alive = true;
   const plotlyReady = plotlyFor(model);
+  // draw the latest state; changes that arrive meanwhile are drawn once, afterwards
   const draw = async () => {
-    const Plotly = await plotlyReady;
-    const key = fig.seq;
-    if (drawn === key && key >= 0) return;
-    drawn = key;
-    await Plotly.react(el, fig.data.slice(), fig.layout,
-                       {displaylogo: false, responsive: true});
-    el.dataset.rgraspSeq = String(key);
+    if (drawing) return;
+    drawing = true;
+    try {
+      const Plotly = await plotlyReady;
+      while (alive && drawnVersion !== version) {
+        const v = version;
+        const t0 = performance.now();
+        await Plotly.react(el, fig.data.slice(), fig.layout, CONFIG);
+        el.dataset.rgraspDrawMs = (performance.now() - t0).toFixed(1);
+        drawnVersion = v;
+        el.dataset.rgraspSeq = String(fig.seq);
+        el.dataset.rgraspFrame = String(fig.frame);
+        el.dataset.rgraspDraws = String(Number(el.dataset.rgraspDraws || 0) + 1);
+      }
+    } catch (e) {
+      console.error(e);
+    } finally {
+      drawing = false;
+    }
   };
-  const schedule = () => { chain = chain.then(draw).catch((e) => console.error(e)); };
+  const changed = () => { version += 1; draw(); };
+
+  // -- frames of a replay, held by the page -----------------------------------------------
+  const frames = new Map();
+  let framesKey = model.get("_rg_frames_key");
+  let pending = null;  // first index of the chunk requested, if any
+  let driver = null;  // e.g. the slider of a player: its value is the frame to show
+  const wanted = () => (driver ? driver.get("value") : -1);
+  const applyFrame = (i) => {
+    const p = frames.get(i);
+    if (!p) return false;
+    for (const [k, t] of Object.entries(p.data || {})) fig.data[Number(k)] = t;
+    if (p.layout) fig.layout = Object.assign({}, fig.layout, p.layout);
+    fig.frame = i;
+    changed();
+    return true;
+  };
+  const request = (start) => {
+    const n = model.get("_rg_frames_count");
+    if (pending !== null || start < 0 || start >= n) return;
+    pending = start;
+    model.send({kind: "rgrasp-frames-request", key: framesKey, start,
+                stop: Math.min(n, start + CHUNK)});
+  };
+  const prefetch = (i) => {
+    const n = model.get("_rg_frames_count");
+    for (let j = Math.max(i, 0); j < Math.min(n, i + AHEAD); j++) {
+      if (!frames.has(j)) { request(j); return; }
+    }
+  };
+  const onFrame = () => {
+    const i = wanted();
+    if (i < 0 || model.get("_rg_frames_count") <= 0) return;
+    if (fig.frame !== i && !applyFrame(i)) {
+      if (pending !== null && !(i >= pending && i < pending + CHUNK)) pending = null;
+      request(i);
+      return;
+    }
+    prefetch(i + 1);
+  };
+  const onFramesKey = async () => {
+    frames.clear();
+    framesKey = model.get("_rg_frames_key");
+    pending = null;
+    fig.frame = -1;
+    if (driver) driver.off("change:value", onFrame);
+    driver = null;
+    try {
+      driver = await driverModel(model, host);
+    } catch (e) {
+      console.error(e);
+    }
+    if (!driver || !alive) return;
+    driver.on("change:value", onFrame);
+    prefetch(Math.max(wanted(), 0));
+  };
+  const onFrames = (msg, buffers) => {
+    if (msg.key !== framesKey) return;
+    const got = decode(putBuffers(msg.frames, msg.buffer_paths, buffers));
+    got.forEach((p, k) => frames.set(msg.start + k, p));
+    if (frames.size > KEEP) {  // forget the frames farthest from the one shown
+      const i = wanted();
+      const far = [...frames.keys()].sort((a, b) => Math.abs(b - i) - Math.abs(a - i));
+      far.slice(0, frames.size - KEEP).forEach((k) => frames.delete(k));
+    }
+    pending = null;
+    onFrame();
+  };
+
   const onMsg = (msg, buffers) => {
-    if (!msg || msg.kind !== "rgrasp-figure") return;
+    if (!msg) return;
+    if (msg.kind === "rgrasp-frames") { onFrames(msg, buffers); return; }
+    if (msg.kind !== "rgrasp-figure") return;
     const part = decode(putBuffers(msg.figure, msg.buffer_paths, buffers));
     if (msg.full) {
       fig.data = part.data;
       fig.layout = part.layout;
+      fig.frame = msg.frame;
     } else if (msg.seq === fig.seq + 1 && fig.seq >= 0) {
       for (const [i, t] of Object.entries(part.traces || {})) fig.data[Number(i)] = t;
       if (part.layout) fig.layout = part.layout;
@@ -168,13 +279,36 @@ async function render({ model, el }) {
       return;
     }
     fig.seq = msg.seq;
-    schedule();
+    changed();
   };
   model.on("msg:custom", onMsg);
-  schedule();  // the state the widget was created with, until the kernel answers
+  model.on("change:_rg_frames_key", onFramesKey);
+  changed();  // the state the widget was created with, until the kernel answers
   model.send({kind: "rgrasp-sync"});
+  if (model.get("_rg_frames_count") > 0) onFramesKey();
+
+  // follow the width of the cell: drawn before it was laid out, plotly.js falls back to 700 px
+  let lastWidth = 0;
+  let queued = false;
+  const observer = new ResizeObserver(() => {
+    const w = el.clientWidth;
+    if (!w || w === lastWidth || queued) return;
+    queued = true;
+    requestAnimationFrame(() => {
+      queued = false;
+      lastWidth = el.clientWidth;
+      plotlyReady.then((Plotly) => {
+        if (alive && el._fullLayout) Plotly.Plots.resize(el);
+      }).catch(() => {});
+    });
+  });
+  observer.observe(el);
   return () => {
+    alive = false;
+    observer.disconnect();
     model.off("msg:custom", onMsg);
+    model.off("change:_rg_frames_key", onFramesKey);
+    if (driver) driver.off("change:value", onFrame);
     plotlyReady.then((Plotly) => Plotly.purge(el)).catch(() => {});
   };
 }
@@ -188,20 +322,30 @@ class LiveFigure(go.FigureWidget):
 
     Changes made in Python (``update_figure``, ``batch_update``, property assignments, ...)
     reach the page as whole traces and layout, drawn with ``Plotly.react``; see the module
-    notes for why.  Inside :meth:`hold`, changes are collected and sent once.
+    notes for why.  Inside :meth:`hold`, changes are collected and sent once.  A replay's
+    frames are drawn by the page itself (:meth:`set_frames`).
 
     The page marks each figure with the last change it drew (:attr:`seq`) in its
-    ``data-rgrasp-seq`` attribute.
+    ``data-rgrasp-seq`` attribute, the frame shown in ``data-rgrasp-frame`` and the number
+    of draws in ``data-rgrasp-draws``.
     """
 
     _esm = _ESM
     _rg_plotly_version = traitlets.Unicode("").tag(sync=True)
     _rg_plotly_src = traitlets.Unicode("").tag(sync=True)
+    _rg_driver = traitlets.Unicode("").tag(sync=True)
+    _rg_frames_key = traitlets.Int(0).tag(sync=True)
+    _rg_frames_count = traitlets.Int(0).tag(sync=True)
 
     def __init__(self, *args, **kwargs):
         self._rg_seq = 0
         self._held = 0
+        self._silent = 0
         self._pending = None
+        self._frame_make = None
+        self._frame = -1
+        self._driver = None
+        self._frame_cache = collections.OrderedDict()
         super().__init__(*args, **kwargs)
         self._rg_plotly_version = _plotly_js_version()
         if not _SOURCE_SENT:  # the first figure of the kernel carries plotly.js
@@ -227,7 +371,18 @@ class LiveFigure(go.FigureWidget):
                 pending, self._pending = self._pending, None
                 self._send_changes(**pending)
 
+    @contextlib.contextmanager
+    def _silenced(self):
+        """Changes made inside change the Python figure only (the page made them itself)."""
+        self._silent += 1
+        try:
+            yield self
+        finally:
+            self._silent -= 1
+
     def _changed(self, traces=(), layout=False, full=False):
+        if self._silent:
+            return
         if self._held:
             p = self._pending or {"traces": set(), "layout": False, "full": False}
             p["traces"] |= set(traces)
@@ -267,6 +422,79 @@ class LiveFigure(go.FigureWidget):
     def _send_animate_msg(self, styles_data, relayout_data, trace_indexes, animation_opts):
         self._changed(full=True)
 
+    # -- frames of a replay --------------------------------------------------------------------
+    def set_frames(self, count, make, driver):
+        """Give the figure ``count`` frames; ``driver.value`` picks the one shown.
+
+        The page fetches the frames in chunks ahead of the one shown and draws frame ``i`` as
+        soon as ``driver.value`` becomes ``i`` there (a slider linked to a Play widget in the
+        page: no round trip through the kernel); Python applies the same frame to this figure
+        without sending it, whoever changed ``driver.value``.
+
+        Parameters
+        ----------
+        count : int
+        make : callable
+            ``make(i) -> {"data": {trace index: trace dict}, "layout": {key: value}}``: the
+            traces and top-level layout entries frame ``i`` replaces (whole), from a figure
+            builder's spec.  Called once per frame (cached).
+        driver : ipywidgets.Widget
+            A widget with an integer ``value`` (e.g. an ``IntSlider``).  The figure shows
+            frame ``driver.value`` from now on.
+        """
+        if self._driver is not None:
+            self._driver.unobserve(self._on_driver, names="value")
+        self._frame_make = make
+        self._frame_cache.clear()
+        self._driver = driver
+        with self.hold_sync():
+            self._rg_frames_key += 1
+            self._rg_frames_count = int(count)
+            self._rg_driver = f"anywidget:{driver.model_id}"
+        driver.observe(self._on_driver, names="value")
+        self._apply_frame(int(driver.value))
+
+    @property
+    def frame(self):
+        """int: the frame shown (-1: none)."""
+        return self._frame
+
+    def _on_driver(self, change):
+        self._apply_frame(int(change["new"]))
+
+    def frame_patch(self, i):
+        """The patch of frame ``i`` (see :meth:`set_frames`)."""
+        patch = self._frame_cache.get(i)
+        if patch is None:
+            patch = self._frame_make(i)
+            patch = {"data": {int(k): v for k, v in (patch.get("data") or {}).items()},
+                     "layout": dict(patch.get("layout") or {})}
+            self._frame_cache[i] = patch
+            while len(self._frame_cache) > 512:
+                self._frame_cache.popitem(last=False)
+        else:
+            self._frame_cache.move_to_end(i)
+        return patch
+
+    def _apply_frame(self, i):
+        if self._frame_make is None or not 0 <= i < self._rg_frames_count:
+            return
+        self._frame = i
+        patch = self.frame_patch(i)
+        traces, layout = patch["data"], patch["layout"]
+        idx = sorted(traces)
+        restyle = {}
+        for n, i_tr in enumerate(idx):
+            new = traces[i_tr]
+            old = self._data[i_tr]
+            for key in set(new) | set(old):
+                if key in ("type", "uid"):
+                    continue
+                restyle.setdefault(key, [_UNDEFINED] * len(idx))[n] = new.get(key)
+        with self._silenced():  # the page draws this frame from its own copy
+            self.plotly_update(restyle_data=restyle, relayout_data=layout,
+                               trace_indexes=idx)
+
     # -- to the page -------------------------------------------------------------------------
     def _send_changes(self, traces, layout, full):
         if not full and not traces and not layout:
@@ -287,12 +515,28 @@ class LiveFigure(go.FigureWidget):
         figure = {"data": self._data, "layout": self._layout} if full else part
         state, paths, buffers = _remove_buffers({"figure": _py_to_js(figure, None)})
         self.send({"kind": "rgrasp-figure", "full": full, "seq": self._rg_seq,
-                   "n_traces": len(self._data), "figure": state["figure"],
-                   "buffer_paths": [p[1:] for p in paths]}, buffers=buffers)
+                   "frame": self._frame, "n_traces": len(self._data),
+                   "figure": state["figure"], "buffer_paths": [p[1:] for p in paths]},
+                  buffers=buffers)
+
+    def _send_frames(self, key, start, stop):
+        if self.comm is None or key != self._rg_frames_key or self._frame_make is None:
+            return
+        start = max(int(start), 0)
+        stop = min(int(stop), self._rg_frames_count)
+        frames = [{"data": {str(k): v for k, v in p["data"].items()}, "layout": p["layout"]}
+                  for p in (self.frame_patch(i) for i in range(start, stop))]
+        state, paths, buffers = _remove_buffers({"frames": _py_to_js(frames, None)})
+        self.send({"kind": "rgrasp-frames", "key": key, "start": start,
+                   "frames": state["frames"], "buffer_paths": [p[1:] for p in paths]},
+                  buffers=buffers)
 
     def _on_custom_msg(self, _widget, content, _buffers):
         kind = content.get("kind") if isinstance(content, dict) else None
         if kind == "rgrasp-sync":
             self._send_figure(full=True)
+        elif kind == "rgrasp-frames-request":
+            self._send_frames(content.get("key"), content.get("start", 0),
+                              content.get("stop", 0))
         elif kind == "rgrasp-plotly-request":
             self.send({"kind": "rgrasp-plotly", "source": _plotly_js()})

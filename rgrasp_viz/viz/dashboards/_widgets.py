@@ -51,9 +51,18 @@ def update_figure(fw, spec):
         for d in data:
             keys += [k for k in d if k != "type" and k not in keys]
         restyle = {k: [d.get(k, _UNDEFINED) for d in data] for k in keys}
+        resized = {k: relayout.pop(k) for k in _LAYOUT_ARRAYS
+                   if k in relayout and len(relayout[k] or ()) != len(fw._layout.get(k) or ())}
         with fw.batch_update():
             fw.plotly_update(restyle_data=restyle, relayout_data=relayout,
                              trace_indexes=list(range(len(data))))
+            for key, val in resized.items():
+                # plotly.py keeps its objects for annotations, shapes ... per index: a list
+                # that grows or shrinks is assigned (validated), or fw.layout goes stale
+                fw.layout[key] = val
+
+
+_LAYOUT_ARRAYS = ("annotations", "shapes", "images")
 
 
 def empty_spec(title="no run to show yet", height=300):
@@ -76,3 +85,71 @@ def status_box(text, kind):
     fg, bg = _BOX_COLORS[kind]
     return (f'<div class="rgrasp-status rgrasp-{kind}" style="color:{fg};background:{bg};'
             f'padding:4px 8px;border-radius:4px;font-size:13px">{text}</div>')
+
+
+# -- replays: a Play widget, a slider and figures that draw their frames in the page ---------
+
+
+def from_page(widget, name="value"):
+    """Whether the change of ``widget.name`` being handled came from the page (ipywidgets
+    locks a property while it applies the page's value), not from Python."""
+    return name in getattr(widget, "_property_lock", {})
+
+
+def link_replay(play, slider, on_index):
+    """Wire a replay: ``play`` drives ``slider`` in the page (``jslink``: no round trip
+    through the kernel while playing) and in Python for changes made from Python; figures
+    follow ``slider`` (:meth:`LiveFigure.set_frames` with ``driver=slider``).
+
+    Parameters
+    ----------
+    play : ipywidgets.Play
+    slider : ipywidgets.IntSlider
+    on_index : callable
+        ``on_index(i)`` after every change of the slider (e.g. a text label).
+
+    Returns
+    -------
+    ipywidgets.Link
+        The page-side link (keep it: it lives as long as the dashboard).
+    """
+    import ipywidgets as widgets
+
+    link = widgets.jslink((play, "value"), (slider, "value"))
+
+    def play_changed(change):
+        if not from_page(play):  # the page's link did this already
+            slider.value = change["new"]
+
+    def slider_changed(change):
+        if not from_page(slider) and play.value != change["new"]:
+            play.value = change["new"]
+        on_index(int(change["new"]))
+
+    play.observe(play_changed, names="value")
+    slider.observe(slider_changed, names="value")
+    return link
+
+
+PLAY_INTERVAL = 50
+"""Milliseconds between two ticks of a replay's Play widget (20 ticks per second)."""
+
+
+def spec_patch(spec, layout_keys=("title", "meta")):
+    """A frame patch (:meth:`LiveFigure.set_frames`) from a builder's spec: every trace, and
+    the layout entries that change from frame to frame."""
+    layout = spec["layout"]
+    return {"data": dict(enumerate(spec["data"])),
+            "layout": {k: layout[k] for k in layout_keys if k in layout}}
+
+
+def status_kind(status):
+    """The colour of a run's status line: ``"ok"`` (green) for CONVERGED only, ``"error"``
+    for DIVERGED, ``"warn"`` for every other way a run stops (MAX_ITER, MAX_PASSES,
+    STALLED, NO_PROGRESS, CALLBACK: it did not converge)."""
+    from ...solvers.status import Status
+
+    status = Status(int(status))
+    if status is Status.CONVERGED:
+        return "ok"
+    return "error" if status is Status.DIVERGED else "warn"

@@ -10,6 +10,7 @@ without touching this file.
 from __future__ import annotations
 
 import dataclasses
+import html
 import inspect
 import math
 from collections.abc import Callable
@@ -19,8 +20,57 @@ import ipywidgets as widgets
 from ...solvers import solve
 from ...solvers.registry import READINGS, normalize_reading
 
-__all__ = ["CONTROLS", "Control", "build_controls", "default_reading", "eta_range",
-           "solve_kwargs"]
+__all__ = ["CONTROLS", "STOPPING", "Control", "build_controls", "default_reading", "eta_range",
+           "reading_control", "reading_note", "solve_kwargs", "stopping", "stopping_text"]
+
+
+STOPPING = {"max_passes": 100.0, "tol": 1e-7, "ftol": 1e-6, "patience": 5, "max_iter": 10_000}
+"""The one stopping rule of every run a dashboard shows, whatever its method: a pass budget,
+the fixed-point test and the stagnation test with one ``ftol`` and one ``patience`` (instead
+of each method's own defaults), so that iterations, passes and times in one table compare like
+with like.  ``max_iter`` is only a safety net: the pass budget ends a run first."""
+
+
+def stopping(**given):
+    """The stopping keywords of a dashboard's solves: :data:`STOPPING`, with the values given
+    (``None`` keeps the default)."""
+    unknown = set(given) - set(STOPPING)
+    if unknown:
+        raise TypeError(f"unknown stopping keyword(s) {sorted(unknown)}")
+    return {k: (v if given.get(k) is None else given[k]) for k, v in STOPPING.items()}
+
+
+def stopping_text(rule):
+    """One sentence saying how every run of a view was stopped (for tables and status
+    lines)."""
+    parts = [f"at most {rule['max_passes']:g} effective passes"]
+    if rule["max_iter"] < STOPPING["max_iter"]:
+        parts.append(f"at most {rule['max_iter']} iterations")
+    parts.append(f"a fixed point (tol = {rule['tol']:g})")
+    if rule["ftol"] > 0:
+        parts.append(f"or no relative improvement above ftol = {rule['ftol']:g} in "
+                     f"{rule['patience']} iterations")
+    return "Every run stops by the same rule: " + ", ".join(parts) + "."
+
+
+def reading_note(key):
+    """HTML: the one-line explanation of reading ``key`` of Algorithm 2, shown next to the
+    reading control."""
+    r = READINGS[normalize_reading(key)]
+    who = "ours" if r.ours else "the paper's"
+    return (f'<div class="rgrasp-reading" style="font-size:12px;color:#444;max-width:640px">'
+            f"<b>{key}</b> ({who}): {html.escape(r.summary)}</div>")
+
+
+def reading_control(value):
+    """The reading control (a Dropdown described ``"inner"``) and its explanation (an HTML
+    widget that follows it)."""
+    w = widgets.Dropdown(value=normalize_reading(value), description="inner", style=_STYLE,
+                         layout=widgets.Layout(**_LAYOUT), **_reading_options(None, value))
+    w.tooltip = "; ".join(f"{k}: {r.summary}" for k, r in READINGS.items())
+    note = widgets.HTML(reading_note(w.value))
+    w.observe(lambda ch: setattr(note, "value", reading_note(ch["new"])), names="value")
+    return w, note
 
 
 def eta_range(eta, also=None):
@@ -92,9 +142,11 @@ CONTROLS = (
             uses=lambda spec: spec.has_step, bounds=lambda p, v: {}),  # see Explorer
     Control("J", "int", "inner steps per epoch", 1, solve_key="J",
             uses=lambda spec: spec.epoch,
-            bounds=lambda p, v: {"min": 10, "max": max(10 * p.n, int(v)), "step": 10}),
+            bounds=lambda p, v: {"min": min(10, int(v)), "max": max(10 * p.n, int(v)),
+                                 "step": 10 if int(v) % 10 == 0 else 1}),
     Control("m", "int", "SVRGSP+: H_|T| per epoch", 1, solve_key="m",
-            uses=lambda spec: spec.uses_m, bounds=lambda p, v: {"min": 1, "max": 30}),
+            uses=lambda spec: spec.uses_m,
+            bounds=lambda p, v: {"min": 1, "max": max(30, int(v))}),
     Control("batch_size", "int", "SG-HT: samples per mini-batch", 1, solve_key="batch_size",
             uses=lambda spec: spec.uses_batch, resets_eta=True,
             bounds=lambda p, v: {"min": 1, "max": max(p.n, int(v))}),
@@ -102,13 +154,16 @@ CONTROLS = (
             2, solve_key="inner", uses=lambda spec: bool(spec.readings), resets_eta=True,
             bounds=_reading_options),
     Control("seed", "int", "random seed (data and sampled indices)", 2,
-            solve_key="random_state", bounds=lambda p, v: {"min": 0, "max": 100}),
+            solve_key="random_state",
+            bounds=lambda p, v: {"min": 0, "max": max(100, int(v))}),
     Control("n", "int", "samples", 3, problem=True,
-            bounds=lambda p, v: {"min": 50, "max": max(3000, p.n), "step": 50}),
+            bounds=lambda p, v: {"min": min(50, p.n), "max": max(3000, p.n),
+                                 "step": 50 if p.n % 50 == 0 else 1}),
     Control("d", "int", "features", 3, problem=True,
-            bounds=lambda p, v: {"min": 50, "max": max(5000, p.d), "step": 50}),
+            bounds=lambda p, v: {"min": min(50, p.d), "max": max(5000, p.d),
+                                 "step": 50 if p.d % 50 == 0 else 1}),
     Control("noise", "float", "noise variance σ²", 3, problem=True,
-            bounds=lambda p, v: {"min": 0.0, "max": 0.5, "step": 0.005,
+            bounds=lambda p, v: {"min": 0.0, "max": max(0.5, float(v)), "step": 0.005,
                                  "readout_format": ".3f"}),
 )
 """The explorer's controls, in display order within each row."""

@@ -10,16 +10,34 @@ from collections import OrderedDict
 import ipywidgets as widgets
 
 from ...problems import as_problem, make_regression
-from ...solvers import default_eta, solve
-from ...solvers.registry import get_method, method_label, method_names, normalize_reading
+from ...solvers import check_params, default_eta, solve
+from ...solvers.registry import get_method, method_label, method_names, run_label
 from .. import figures as F
 from .. import static
 from .._cost import measured_threshold_cost
-from ._widgets import empty_spec, esc, figure_widget, status_box, update_figure
-from .controls import CONTROLS, build_controls, default_reading, eta_range, solve_kwargs
+from ._widgets import esc, figure_widget, status_box, status_kind, update_figure
+from .controls import (
+    CONTROLS,
+    build_controls,
+    default_reading,
+    eta_range,
+    reading_note,
+    solve_kwargs,
+    stopping,
+    stopping_text,
+)
 from .debounce import Debouncer
 
 __all__ = ["Explorer", "explore"]
+
+S_STAR_PER_D = 50
+"""The synthetic problem of the explorer has ``s* = max(1, round(d / S_STAR_PER_D))`` true
+nonzeros (the classroom problem: d = 1000, s* = 20)."""
+
+
+def synthetic_s_star(d):
+    """``s*`` of the explorer's synthetic problem with ``d`` features."""
+    return max(1, round(int(d) / S_STAR_PER_D))
 
 
 class Explorer(widgets.VBox):
@@ -27,11 +45,15 @@ class Explorer(widgets.VBox):
 
     Build it with :func:`explore`.  Every change of a widget re-solves (debounced, stale
     results dropped) and redraws the convergence plot (current run, plus the previous run on
-    the same problem, dotted), the support raster and the thresholding timeline of the
-    current run.  Diverging runs and errors are reported in :attr:`status`; the figures then
-    keep showing the last good run.  The controls come from
+    the same problem, dotted, with the parameter that differs in the legend), the support
+    raster and the thresholding timeline of the current run.  The status line says what the
+    run did: its status (green only when CONVERGED), ``s``, ``s*`` and ``s/s*`` (with a
+    warning when ``s < s*`` or when the ``d`` slider changed ``s*``), and the halvings of a
+    default step size.  A diverged run is drawn dotted next to the last run that did not
+    diverge.  Every method stops by the same rule
+    (:data:`~rgrasp_viz.viz.dashboards.controls.STOPPING`).  The controls come from
     :data:`~rgrasp_viz.viz.dashboards.controls.CONTROLS`; those the current method does not
-    use are disabled.
+    use are disabled; the reading control (``"inner"``) has its explanation next to it.
 
     Attributes
     ----------
@@ -43,8 +65,10 @@ class Explorer(widgets.VBox):
         ``description`` is its key.
     sliders : dict of str to ipywidgets slider
         The sliders among :attr:`controls` (all but ``"inner"``).
+    reading_note : ipywidgets.HTML
+        The one-line explanation of the reading chosen in ``controls["inner"]``.
     status : ipywidgets.HTML
-        Outcome of the last solve (success, divergence or error message).
+        Outcome of the last solve (status, s and s*, warnings, divergence or error message).
     fig_convergence, fig_raster, fig_timeline : plotly.graph_objects.FigureWidget
     result : SolveResult or None
         The run the figures show (the last one that did not diverge).
@@ -54,61 +78,79 @@ class Explorer(widgets.VBox):
         The most recent solve, diverged or not.
     error : str or None
         The message shown for the last solve if it failed or diverged, else None.
+    warnings : list of str
+        The warnings of the status line (``s < s*``, ``s*`` changed by ``d``, ...).
     problem : Problem
         The problem of the last solve.
+    rule : dict
+        The stopping keywords of every solve.
     debouncer : Debouncer
     """
 
     def __init__(self, problem=None, method="svrgsp+", *, s=None, eta=None, J=None, m=6,
                  batch_size=None, inner=None, n=500, d=1000, noise=0.01, seed=0,
-                 max_iter=None, x="passes", debounce=0.1, reference="grasp", cost=None,
-                 max_rows=150):
-        super().__init__()
+                 max_iter=None, max_passes=None, tol=None, ftol=None, patience=None,
+                 x="passes", debounce=0.1, reference="grasp", cost=None, max_rows=150):
+        # everything is checked before any widget exists (solve's own checks and errors)
         method = get_method(method).name
         if reference not in ("grasp", None):
-            raise ValueError("reference must be 'grasp' (a GraSP run gives F*) or None "
-                             "(best over the plotted runs)")
-        self.max_iter = max_iter
+            raise ValueError("reference must be 'grasp' (a separate GraSP run may give F*) or "
+                             "None (F* = the lowest objective of the runs shown)")
+        if x not in ("passes", "time", "iteration"):
+            raise ValueError(f"x must be 'passes', 'time' or 'iteration', got {x!r}")
+        rule = stopping(max_passes=max_passes, tol=tol, ftol=ftol, patience=patience,
+                        max_iter=max_iter)
+        fixed = None if problem is None else as_problem(problem)
+        if fixed is not None:
+            n, d = fixed.n, fixed.d
+            prob = fixed
+        else:
+            prob = make_regression(n=n, d=d, s_star=synthetic_s_star(d), noise_var=noise,
+                                   random_state=seed)
+        inner = default_reading() if inner is None else inner
+        params = check_params(prob, method, s=s, eta=eta, J=J, m=m, inner=inner,
+                              batch_size=batch_size, **rule)
+        super().__init__()
+        self.rule = rule
         self.x = x
+        self.max_iter = rule["max_iter"]
         self.reference = reference
         self.cost = measured_threshold_cost if cost is None else cost
         self.max_rows = max_rows
         self.result = self.previous = self.last_result = None
         self.error = None
+        self.warnings = []
         self.last_duration = math.nan
         self._lock = threading.Lock()
         self._problems = OrderedDict()
         self._refs = OrderedDict()
         self._quiet = 0
         self._shown_key = None
-
-        self._fixed = None if problem is None else as_problem(problem)
-        if self._fixed is not None:
-            n, d = self._fixed.n, self._fixed.d
-        prob = self._problem({"n": int(n), "d": int(d), "noise": float(noise),
-                              "seed": int(seed)})[0]
+        self._eta_default = eta is None  # the slider sits on the method's default step
+        self._s_star_seen = prob.s_star
+        self._fixed = fixed
+        if fixed is None:
+            self._problems[(int(n), int(d), round(float(noise), 6), int(seed))] = prob
         self.problem = prob
-        if s is None:
-            s = prob.default_s or max(1, min(prob.d, prob.d // 100 or 1))
-        inner = default_reading() if inner is None else normalize_reading(inner)
-        batch_size = max(1, round(math.sqrt(prob.n))) if batch_size is None else batch_size
-        eta_default = default_eta(prob, method, int(s), inner, batch_size)
-        values = {"s": int(s), "eta": float(eta) if eta is not None else eta_default,
-                  "J": 2 * prob.n if J is None else int(J), "m": int(m),
-                  "batch_size": int(batch_size), "inner": inner, "seed": int(seed),
+        values = {"s": params.s, "eta": params.eta, "J": params.J, "m": params.m,
+                  "batch_size": params.batch_size, "inner": params.inner, "seed": int(seed),
                   "n": prob.n, "d": prob.d, "noise": float(noise)}
 
         self.method = widgets.Dropdown(
             options=[(method_label(k), k) for k in method_names()], value=method,
             description="method", style={"description_width": "64px"},
             layout=widgets.Layout(width="330px"))
+        eta_default = (params.eta if params.eta_rule == "default" else
+                       default_eta(prob, method, params.s, params.inner, params.batch_size))
         self.controls = build_controls(prob, values, eta_default)
         self.sliders = {k: w for k, w in self.controls.items()
                         if not isinstance(w, widgets.Dropdown)}
+        self.reading_note = widgets.HTML(reading_note(params.inner))
         if self._fixed is not None:
             for c in CONTROLS:
                 if c.problem:
                     self.controls[c.key].disabled = True
+        self._follow_ranges()
         self.status = widgets.HTML(value=status_box("solving…", "busy"))
         self.debouncer = Debouncer(self._compute, self._apply, self._on_error,
                                    delay=debounce)
@@ -119,11 +161,10 @@ class Explorer(widgets.VBox):
             out = self._compute(self.params())
         except Exception as exc:  # noqa: BLE001 - shown in the dashboard
             self._on_error(exc)
-        specs = out["specs"] if out and out.get("specs") else {
-            k: empty_spec() for k in ("convergence", "raster", "timeline")}
-        self.fig_convergence = figure_widget(specs["convergence"])
-        self.fig_raster = figure_widget(specs["raster"])
-        self.fig_timeline = figure_widget(specs["timeline"])
+        specs = (out or {}).get("specs") or {}
+        self.fig_convergence = figure_widget(specs.get("convergence") or _empty())
+        self.fig_raster = figure_widget(specs.get("raster") or _empty())
+        self.fig_timeline = figure_widget(specs.get("timeline") or _empty())
         if out is not None:
             self._apply(out, redraw=False)
         self._sync_enabled()
@@ -136,22 +177,38 @@ class Explorer(widgets.VBox):
         for c in CONTROLS:
             rows.setdefault(c.row, []).append(self.controls[c.key])
         rows[0].insert(0, self.method)
-        panel = widgets.VBox([widgets.HBox(rows[r], layout=widgets.Layout(flex_flow="row wrap"))
-                              for r in sorted(rows)])
-        self.children = [panel, self.status, self.fig_convergence, self.fig_timeline,
-                         self.fig_raster]
+        reading_row = next(c.row for c in CONTROLS if c.key == "inner")
+        rows[reading_row].append(self.reading_note)
+        self._panel = widgets.VBox([widgets.HBox(rows[r],
+                                                 layout=widgets.Layout(flex_flow="row wrap"))
+                                    for r in sorted(rows)])
+        self._set_children()
         self.add_class("rgrasp-explore")
+
+    def _set_children(self):
+        """The controls and the status line; the figures once there is a run to draw (an
+        explorer whose first solve failed shows its message, never empty plots)."""
+        if not hasattr(self, "_panel"):  # still in __init__
+            return
+        figs = [self.fig_convergence, self.fig_timeline, self.fig_raster]
+        shown = self.last_result is not None
+        kids = [self._panel, self.status, *(figs if shown else [])]
+        if list(self.children) != kids:
+            self.children = kids
 
     # -- parameters ---------------------------------------------------------------------------
     _eta_range = staticmethod(eta_range)
 
     def params(self):
-        """dict: the current control values, plus ``method``."""
+        """dict: the current control values, plus ``method`` and ``eta_default`` (True while
+        the eta slider sits on the method's default step size, which then solves with the
+        default rule and its safeguard)."""
         controls = getattr(self, "controls", None)
         if controls is None:
             raise RuntimeError("widgets not built yet")
         out = {k: w.value for k, w in controls.items()}
         out["method"] = self.method.value
+        out["eta_default"] = bool(self._eta_default)
         return out
 
     def _problem(self, params):
@@ -163,7 +220,7 @@ class Explorer(widgets.VBox):
             prob = self._problems.get(key)
         if prob is None:
             n, d, noise, seed = key
-            prob = make_regression(n=n, d=d, s_star=max(1, round(d / 50)), noise_var=noise,
+            prob = make_regression(n=n, d=d, s_star=synthetic_s_star(d), noise_var=noise,
                                    random_state=seed)
             with self._lock:
                 self._problems[key] = prob
@@ -192,6 +249,16 @@ class Explorer(widgets.VBox):
             if c.uses is not None:
                 self.controls[c.key].disabled = not c.used_by(spec)
 
+    def _follow_ranges(self):
+        """Keep the slider ranges consistent with each other: ``s <= d``, ``m <= J``,
+        ``batch_size <= n`` (a slider shows the clamped value, nothing is clamped unseen)."""
+        c = self.controls
+        c["s"].max = max(1, min(c["d"].value if self._fixed is None else self.problem.d,
+                                max(c["s"].max, 4 * c["s"].value, 40)))
+        c["m"].max = max(1, min(max(30, c["m"].value), c["J"].value))
+        n = c["n"].value if self._fixed is None else self.problem.n
+        c["batch_size"].max = max(1, min(max(c["batch_size"].max, c["batch_size"].value), n))
+
     def _on_method(self, change):
         self._on_reset(change)
 
@@ -200,6 +267,8 @@ class Explorer(widgets.VBox):
             return
         self._quiet += 1
         try:
+            if change["owner"] is self.controls["inner"]:
+                self.reading_note.value = reading_note(change["new"])
             self._defaults_changed()
         finally:
             self._quiet -= 1
@@ -213,16 +282,33 @@ class Explorer(widgets.VBox):
         prob = self._problem(p)[0]
         eta = default_eta(prob, p["method"], min(int(p["s"]), prob.d), p["inner"],
                           min(int(p["batch_size"]), prob.n))
+        self._set_eta(eta)
+        self._eta_default = True
+
+    def _set_eta(self, eta):
         w = self.controls["eta"]
         rng = eta_range(eta)
-        # widen first so that the new value is never clamped
-        w.min, w.max = min(w.min, rng["min"]), max(w.max, rng["max"])
-        w.value = eta
-        w.min, w.max = rng["min"], rng["max"]
+        self._quiet += 1
+        try:
+            # widen first so that the new value is never clamped
+            w.min, w.max = min(w.min, rng["min"]), max(w.max, rng["max"])
+            w.value = eta
+            w.min, w.max = rng["min"], rng["max"]
+        finally:
+            self._quiet -= 1
 
     def _on_change(self, change):
         if self._quiet:
             return
+        owner = change["owner"]
+        if owner is self.controls["eta"]:
+            self._eta_default = False  # the learner chose a step size
+        if owner in (self.controls["J"], self.controls["n"], self.controls["d"]):
+            self._quiet += 1
+            try:
+                self._follow_ranges()
+            finally:
+                self._quiet -= 1
         self.request()
 
     def request(self):
@@ -251,71 +337,139 @@ class Explorer(widgets.VBox):
         prob, key = self._problem(params)
         method = params["method"]
         kw = solve_kwargs(get_method(method), params, prob)
-        res = solve(prob, method, max_iter=self.max_iter, warn=False, **kw)
+        if params.get("eta_default"):
+            kw.pop("eta", None)  # the default rule, with its safeguard
+        res = solve(prob, method, warn=False, **self.rule, **kw)
+        prev_good = self.result if self._shown_key == key and self.result is not None else None
         out = {"params": params, "result": res, "problem": prob, "key": key, "t0": t0,
                "specs": None}
-        if res.status == 2:
-            return out
         ref = self._reference(prob, key, kw["s"])
-        prev = self.result if self._shown_key == key and self.result is not None else None
-        out["previous"] = prev
-        out["specs"] = self._specs(res, prev, ref)
+        if res.status == 2:
+            # drawn dotted next to the last run that did not diverge; the raster and the
+            # timeline keep showing that run (or the diverged one when there is none)
+            out["specs"] = {"convergence": self._convergence(prev_good, res, ref)}
+            if self.result is None:
+                out["specs"].update(self._moments(res))
+            return out
+        out["previous"] = prev_good
+        out["specs"] = {"convergence": self._convergence(prev_good, res, ref),
+                        **self._moments(res)}
         return out
 
-    def _specs(self, res, prev, ref):
+    def _convergence(self, prev, res, ref):
         runs = [prev, res] if prev is not None else [res]
         conv = F.convergence_spec(runs, x=self.x, y="both", fstar=ref)
         if prev is None:
             conv["data"] = [_blank(t) for t in conv["data"]] + conv["data"]
         else:
-            for t in conv["data"][:2]:
-                t["line"] = {**t["line"], "dash": "dot", "width": 1.5}
-                t["opacity"] = 0.55
+            n_panels = len(conv["data"]) // 2
+            for t in conv["data"][:n_panels]:
+                t["line"] = {**t["line"], "dash": "dot"}
+                t["opacity"] = 0.6
                 t["name"] = f"previous: {t['name']}"
-        return {"convergence": conv,
-                "raster": F.support_raster_spec(res, max_rows=self.max_rows),
+            if res.status != 2:
+                for t in conv["data"][n_panels:]:  # the current run in its method's style
+                    t["line"] = {**t["line"], "dash": "solid",
+                                 "color": F.method_color(res.method)}
+        return conv
+
+    def _moments(self, res):
+        return {"raster": F.support_raster_spec(res, max_rows=self.max_rows),
                 "timeline": F.threshold_timeline_spec([res], x="passes", cost=self.cost)}
 
     def _apply(self, out, redraw=True):
         res = out["result"]
-        p = out["params"]
+        prob = out["problem"]
         self.last_result = res
-        self.problem = out["problem"]
-        label = method_label(res.method)
+        self.problem = prob
+        specs = out["specs"] or {}
+        if redraw:
+            for key, fw in (("convergence", self.fig_convergence), ("raster", self.fig_raster),
+                            ("timeline", self.fig_timeline)):
+                if key in specs:
+                    update_figure(fw, specs[key])
+        meta = res.trace.meta
+        if meta.get("eta_rule") == "default" and self._eta_default:
+            self._set_eta(meta["eta_initial"])  # the default of the new setting (e.g. s)
+        self.warnings = self._warnings(res, prob)
+        label = run_label(res.method, meta.get("inner"))
         if res.status == 2:
-            good = (f" The plots still show the last run that did not diverge "
+            good = (f" Drawn dotted next to the last run that did not diverge "
                     f"(η = {self.result.trace.meta['eta']:.3g})." if self.result is not None
-                    else "")
+                    else " Drawn dotted (it leaves the plot at ▲).")
             self.error = f"{label} diverged: {res.message}."
-            self.status.value = status_box(
-                f"⚠ <b>{esc(label)} diverged</b> with η = "
-                f"{p['eta']:.3g}: {esc(res.message)}.{esc(good)} Lower η.", "error")
             self.last_duration = time.perf_counter() - out["t0"]
+            self.status.value = status_box(
+                f"⚠ <b>{esc(label)} DIVERGED</b> with η = "
+                f"{meta['eta']:.3g}: {esc(res.message)}.{esc(good)} Lower η."
+                + self._details(res, prob), "error")
+            self._set_children()
             return
         self.previous = out.get("previous")
         self.result = res
         self._shown_key = out["key"]
         self.error = None
-        if redraw:
-            specs = out["specs"]
-            update_figure(self.fig_convergence, specs["convergence"])
-            update_figure(self.fig_raster, specs["raster"])
-            update_figure(self.fig_timeline, specs["timeline"])
         self.last_duration = time.perf_counter() - out["t0"]
         tr = res.trace
-        kind = "ok" if res.status == 0 else "warn"
+        kind = status_kind(res.status)
+        if kind == "ok" and self.warnings:
+            kind = "warn"
         rel = f" · rel. error {res.rel_error:.2e}" if math.isfinite(res.rel_error) else ""
         self.status.value = status_box(
-            f"<b>{esc(label)}</b>: {esc(res.message)} · "
-            f"{res.nit} iterations · {res.passes:.3g} passes · "
+            f"<b>{esc(label)}</b> <b class='rgrasp-status-name'>{res.status.name}</b>: "
+            f"{esc(res.message)} · {res.nit} iterations · {res.passes:.3g} passes · "
             f"{int(tr.n_thresholds[-1]):,} hard thresholdings · solver "
             f"{1e3 * res.time:.1f} ms{rel} · solve + redraw "
-            f"{1e3 * self.last_duration:.0f} ms", kind)
+            f"{1e3 * self.last_duration:.0f} ms" + self._details(res, prob), kind)
+        self._set_children()
+
+    def _warnings(self, res, prob):
+        """What the learner should know about the run just made (plain text)."""
+        out = []
+        s_star = prob.s_star
+        s = int(res.trace.meta["s"])
+        if s_star is not None and s < s_star:
+            out.append(f"s = {s} < s* = {s_star}: H_s keeps fewer coordinates than x* has, "
+                       "so x* cannot be recovered; a small objective or 'converged' does not "
+                       "mean the true support was found")
+        if (self._fixed is None and s_star is not None and self._s_star_seen is not None
+                and s_star != self._s_star_seen):
+            out.append(f"the d slider changed s*: d = {prob.d} gives s* = d/{S_STAR_PER_D} = "
+                       f"{s_star} (it was {self._s_star_seen})")
+        self._s_star_seen = s_star
+        meta = res.trace.meta
+        halvings = int(meta.get("eta_halvings", 0) or 0)
+        if halvings:
+            out.append(f"the default step size η = {meta['eta_initial']:.3g} diverged: "
+                       f"halved {halvings}× to η = {meta['eta']:.3g} "
+                       f"({meta.get('safeguard_passes', 0):.3g} passes of abandoned attempts "
+                       "counted)")
+        return out
+
+    def _details(self, res, prob):
+        """The second line of the status: s, s*, s/s*, the reading, warnings, the rule."""
+        meta = res.trace.meta
+        s = int(meta["s"])
+        s_star = prob.s_star
+        parts = [f"s = {s}"]
+        if s_star:
+            parts += [f"s* = {s_star}", f"s/s* = {s / s_star:.2g}"]
+        if get_method(res.method).readings:
+            parts.append(f"inner = {meta.get('inner')}")
+        chosen = "default" if meta.get("eta_rule") == "default" else "chosen"
+        parts.append(f"η = {meta['eta']:.3g} ({chosen})")
+        html = "<br>" + " · ".join(esc(p) for p in parts)
+        for w in self.warnings:
+            html += f"<br>⚠ {esc(w)}"
+        html += (f"<br><small class='rgrasp-rule'>{esc(stopping_text(self.rule))}</small>")
+        return html
 
     def _on_error(self, exc):
         self.error = f"{type(exc).__name__}: {exc}"
-        self.status.value = status_box(f"✖ <b>Error</b>: {esc(self.error)}. The plots show "
-                                       "the last successful run.", "error")
+        shown = ("The plots show the last successful run." if self.last_result is not None
+                 else "Nothing to plot yet: change a control to solve again.")
+        self.status.value = status_box(f"✖ <b>Error</b>: {esc(self.error)}. {shown}",
+                                       "error")
 
     # -- convenience ---------------------------------------------------------------------------
     @property
@@ -340,24 +494,30 @@ class Explorer(widgets.VBox):
         self._quiet += 1
         try:
             reset = False
-            if meth is not None and meth != self.method.value:
-                self.method.value = meth
+            if meth is not None and get_method(meth).name != self.method.value:
+                self.method.value = get_method(meth).name
                 reset = True
             for k, v in values.items():
                 if k != "eta":
                     reset |= _control(k).resets_eta and self.controls[k].value != v
                     self.controls[k].value = v
+            self._follow_ranges()
+            if "inner" in values:
+                self.reading_note.value = reading_note(self.controls["inner"].value)
             if reset:
                 self._defaults_changed()
             if "eta" in values:
                 self.controls["eta"].value = values["eta"]
+                self._eta_default = False
         finally:
             self._quiet -= 1
         self.request()
 
     def close(self):
         """Stop the background worker and close the widgets."""
-        self.debouncer.close()
+        deb = getattr(self, "debouncer", None)  # absent when __init__ failed
+        if deb is not None:
+            deb.close()
         super().close()
 
     def _repr_mimebundle_(self, **kwargs):
@@ -370,12 +530,16 @@ def _control(key):
     return next(c for c in CONTROLS if c.key == key)
 
 
+def _empty():
+    return {"data": [], "layout": {"template": F.TEMPLATE, "height": 300}}
+
+
 def _blank(trace_dict):
     out = dict(trace_dict)
     out["x"] = []
     out["y"] = []
     if "marker" in out:
-        out["marker"] = {**out["marker"], "size": 6}
+        out["marker"] = {**out["marker"], "size": 6, "symbol": "circle"}
     out["showlegend"] = False
     out["name"] = "previous run"
     return out
@@ -391,18 +555,22 @@ def explore(problem=None, method="svrgsp+", **kwargs):
         (``n``, ``d``), noise and seed are sliders too; ``n=500, d=1000`` is the classroom
         problem (``s* = d / 50``).
     method : str, default "svrgsp+"
-        Any registered method.
+        Any registered method name or alias (``"FG-HT"``).
     **kwargs
         Initial values and options of :class:`Explorer`: ``s``, ``eta`` (default: the
-        method's default step size), ``J`` (default ``2n``), ``m`` (6), ``batch_size``
-        (default ``round(sqrt(n))``), ``inner`` (the reading of Algorithm 2; default that of
-        :func:`rgrasp_viz.solve`), ``n``, ``d``, ``noise``, ``seed``, ``max_iter``,
+        method's default step size, solved with the default rule and its safeguard), ``J``
+        (default ``2n``), ``m`` (6), ``batch_size`` (default ``round(sqrt(n))``), ``inner``
+        (the reading of Algorithm 2; default that of :func:`rgrasp_viz.solve`), ``n``,
+        ``d``, ``noise``, ``seed``, the stopping rule shared by every method (``max_passes``,
+        ``tol``, ``ftol``, ``patience``, ``max_iter``; defaults
+        :data:`~rgrasp_viz.viz.dashboards.controls.STOPPING`), ``x`` (convergence axis),
         ``debounce`` (seconds, default 0.1; 0 solves synchronously in the caller's thread),
-        ``reference`` (``"grasp"``: F* from a GraSP run, or None: best over the plotted
-        runs), ``cost`` (thresholding cost model, see
+        ``reference`` (``"grasp"``: a separate GraSP run may give F*, or None: the lowest
+        objective of the runs shown), ``cost`` (thresholding cost model, see
         :func:`~rgrasp_viz.analysis.threshold_share`; default: measured on this machine with
         :func:`~rgrasp_viz.viz.measured_threshold_cost`; False: not estimated), ``max_rows``
-        (support raster).
+        (support raster).  They are checked as :func:`rgrasp_viz.solve` checks them, with the
+        same errors, before any work.
 
     Returns
     -------

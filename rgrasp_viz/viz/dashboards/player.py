@@ -9,7 +9,7 @@ from ...analysis import as_trace, event_positions, frame_iteration, replay_frame
 from ...solvers.registry import method_label
 from .. import figures as F
 from .. import static
-from ._widgets import esc, figure_widget, update_figure
+from ._widgets import PLAY_INTERVAL, esc, figure_widget, link_replay, spec_patch
 
 __all__ = ["Player", "play"]
 
@@ -34,7 +34,7 @@ class Player(widgets.VBox):
         See :func:`~rgrasp_viz.analysis.replay_frames`.
     """
 
-    def __init__(self, result_or_trace, *, interval=200, max_rows=120, start=0):
+    def __init__(self, result_or_trace, *, interval=PLAY_INTERVAL, max_rows=120, start=0):
         super().__init__()
         self.trace = as_trace(result_or_trace)
         self.frames, self.frame_passes = replay_frames(self.trace)
@@ -46,7 +46,6 @@ class Player(widgets.VBox):
         self.slider = widgets.IntSlider(value=start, min=0, max=last, description="step",
                                         continuous_update=True,
                                         layout=widgets.Layout(width="480px"))
-        self._link = widgets.link((self.play, "value"), (self.slider, "value"))
         self.prev_button = widgets.Button(description="◀", tooltip="previous step",
                                           layout=widgets.Layout(width="40px"))
         self.next_button = widgets.Button(description="▶", tooltip="next step",
@@ -55,14 +54,23 @@ class Player(widgets.VBox):
         self.next_button.on_click(lambda _: self.step(+1))
         self.label = widgets.HTML()
         t, step = self.frames[start]
-        self.fig_coefficients = figure_widget(F.coefficients_spec(self.trace, t, step))
-        self.fig_support = figure_widget(F.support_raster_spec(
-            self.trace, max_rows=max_rows, cursor=frame_iteration(self.trace, t, step)))
+        self._ymax = F.coefficient_range(self.trace)  # the |x| axis stays put
+        self.fig_coefficients = figure_widget(
+            F.coefficients_spec(self.trace, t, step, ymax=self._ymax))
+        raster = F.support_raster_spec(self.trace, max_rows=max_rows,
+                                       cursor=frame_iteration(self.trace, t, step))
+        self.fig_support = figure_widget(raster)
         self.fig_progress = figure_widget(F.progress_spec(self.trace, t, step))
-        self._cursor_index = next(i for i, d in enumerate(self.fig_support.data)
-                                  if (d.meta or {}).get("role") == "cursor")
+        n = len(self.frames)
+        self.fig_coefficients.set_frames(n, lambda i: spec_patch(
+            F.coefficients_spec(self.trace, *self.frames[i], ymax=self._ymax)), self.slider)
+        self.fig_progress.set_frames(n, lambda i: spec_patch(
+            F.progress_spec(self.trace, *self.frames[i])), self.slider)
+        self.fig_support.set_frames(n, lambda i: {"layout": {"shapes": F.with_cursor(
+            raster, frame_iteration(self.trace, *self.frames[i]))["layout"]["shapes"]}},
+            self.slider)
         self._update_label(start)
-        self.slider.observe(self._on_frame, names="value")
+        self._link = link_replay(self.play, self.slider, self._update_label)
         hint = "" if self.trace.has_iterates else (
             " (outer iterations only: solve with record_iterates=True to replay inner steps)")
         self.children = [
@@ -94,16 +102,6 @@ class Player(widgets.VBox):
         self.label.value = (f"<b>{where}</b> · {pos:.3g} passes · {n_thr:,} hard "
                             f"thresholdings so far")
 
-    def _on_frame(self, change):
-        i = int(change["new"])
-        t, step = self.frames[i]
-        update_figure(self.fig_coefficients, F.coefficients_spec(self.trace, t, step))
-        update_figure(self.fig_progress, F.progress_spec(self.trace, t, step))
-        cur = frame_iteration(self.trace, t, step)
-        with self.fig_support.batch_update():
-            self.fig_support.data[self._cursor_index].x = [cur, cur]
-        self._update_label(i)
-
     def _repr_mimebundle_(self, **kwargs):
         """The live widget, plus a static copy of the figures for pages without a kernel
         (:func:`rgrasp_viz.viz.static.player_bundle`)."""
@@ -119,8 +117,9 @@ def play(result_or_trace, **kwargs):
         Inner steps are available when the run was solved with ``record_iterates=True``
         (every ``record_every`` steps); otherwise the replay steps through outer iterations.
     **kwargs
-        ``interval`` (ms per frame of the Play widget, default 200), ``max_rows`` (support
-        raster), ``start`` (first frame).
+        ``interval`` (ms per frame of the Play widget, default ``PLAY_INTERVAL``: about 15
+        frames per second, drawn by the page from frames it fetches ahead), ``max_rows``
+        (support raster), ``start`` (first frame).
 
     Returns
     -------

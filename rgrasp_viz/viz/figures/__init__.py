@@ -45,8 +45,20 @@ from ...solvers.registry import method_color, method_label
 from ..export import export, find_chromium
 from ._base import TEMPLATE
 from ._convergence import DIVERGED_CUT, convergence, convergence_spec
-from ._moments import coefficients, coefficients_spec, progress, progress_spec
-from ._raster import RASTER_CATEGORIES, support_raster, support_raster_spec
+from ._moments import (
+    coefficient_range,
+    coefficients,
+    coefficients_spec,
+    progress,
+    progress_spec,
+)
+from ._raster import (
+    RASTER_CATEGORIES,
+    raster_cursor,
+    support_raster,
+    support_raster_spec,
+    with_cursor,
+)
 from ._slack import slack_descent, slack_descent_spec
 from ._thresholding import threshold_timeline, threshold_timeline_spec
 
@@ -56,6 +68,7 @@ __all__ = [
     "SLACK_MAX_CELLS",
     "TEMPLATE",
     "checkpoint_positions",
+    "coefficient_range",
     "coefficients",
     "coefficients_spec",
     "convergence",
@@ -68,6 +81,7 @@ __all__ = [
     "method_label",
     "progress",
     "progress_spec",
+    "raster_cursor",
     "raster_matrix",
     "raster_rows",
     "run_labels",
@@ -81,4 +95,5 @@ __all__ = [
     "threshold_timeline",
     "threshold_timeline_spec",
     "trace_label",
+    "with_cursor",
 ]

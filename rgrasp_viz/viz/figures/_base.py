@@ -51,3 +51,72 @@ def finite_or_nan(a):
 def short(text, n=140):
     """``text`` cut to ``n`` characters (with an ellipsis)."""
     return text if len(text) <= n else text[: n - 1] + "…"
+
+
+# -- telling runs apart ---------------------------------------------------------------------
+
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+"""Line dashes given in turn to several runs of one method."""
+
+_SHADES = (0.0, -0.35, 0.35, -0.55, 0.55, -0.7)
+
+
+def shade(color, amount):
+    """``color`` (``#RRGGBB``) mixed with black (``amount < 0``) or white (``amount > 0``)."""
+    c = color.lstrip("#")
+    rgb = [int(c[k:k + 2], 16) for k in (0, 2, 4)]
+    target = 255 if amount > 0 else 0
+    a = abs(float(amount))
+    out = [round(v + (target - v) * a) for v in rgb]
+    return "#" + "".join(f"{v:02X}" for v in out)
+
+
+def run_styles(traces, labels, base_colors):
+    """One line style per run: several runs of one method get distinct dashes and shades of
+    the method's colour (their legend names carry the parameter that differs); runs that made
+    identical iterates are drawn so that the one below still shows, and named in a note.
+
+    Parameters
+    ----------
+    traces : list of Trace
+    labels : list of str
+        Legend names (:func:`~rgrasp_viz.analysis.run_labels`).
+    base_colors : list of str
+        The method colour of each run.
+
+    Returns
+    -------
+    styles : list of dict
+        ``color``, ``dash``, ``width`` per run.
+    notes : list of str
+        One line per group of identical runs, e.g. ``"SVRGSP+ (m=1) = SVRGSP+ (m=6):
+        identical iterates"``.
+    groups : list of list of int
+        The identical groups (indices).
+    """
+    from ...analysis import identical_runs, trace_label
+
+    styles = [{"color": c, "dash": "solid", "width": 2} for c in base_colors]
+    by_method = {}
+    for i, t in enumerate(traces):
+        by_method.setdefault(trace_label(t), []).append(i)
+    for members in by_method.values():
+        if len(members) < 2:
+            continue
+        for k, i in enumerate(members):
+            styles[i]["dash"] = DASHES[k % len(DASHES)]
+            styles[i]["color"] = shade(base_colors[i], _SHADES[k % len(_SHADES)])
+    groups = identical_runs(traces)
+    notes = []
+    for group in groups:
+        # the first run of the group is drawn wide underneath, the others narrower on top
+        # with dashes of their own, so that every one of them stays visible
+        styles[group[0]]["width"] = 5
+        used = {styles[group[0]]["dash"]}
+        for i in group[1:]:
+            if styles[i]["dash"] in used:
+                styles[i]["dash"] = next(d for d in DASHES[1:] + DASHES[:1] if d not in used)
+            used.add(styles[i]["dash"])
+            styles[i]["width"] = 2
+        notes.append(" = ".join(labels[i] for i in group) + ": identical iterates")
+    return styles, notes, groups

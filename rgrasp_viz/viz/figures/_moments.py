@@ -9,7 +9,25 @@ from ...solvers.registry import method_color
 from ._base import LEGEND, figure, finite_or_nan, spec, tr
 
 
-def coefficients_spec(trace, t=-1, step=None):
+def coefficient_range(trace):
+    """The largest ``|x_j|`` of a run (outer iterates, recorded inner iterates and ``x*``):
+    a fixed top for the coefficient axis of a replay, so that it does not jump between
+    frames."""
+    trace = as_trace(trace)
+    top = 0.0
+    for t in range(len(trace)):
+        v = trace.x(t)
+        if len(v):
+            top = max(top, float(np.nanmax(np.abs(np.where(np.isfinite(v), v, 0.0)))))
+    if trace.has_iterates and len(trace.ck_x):
+        ck = np.asarray(trace.ck_x)
+        top = max(top, float(np.nanmax(np.abs(np.where(np.isfinite(ck), ck, 0.0)))))
+    if len(trace.x_true):
+        top = max(top, float(np.max(np.abs(trace.x_true))))
+    return top if top > 0 else 1.0
+
+
+def coefficients_spec(trace, t=-1, step=None, ymax=None):
     """Plain-dict form of :func:`coefficients`: ``{"data": [...], "layout": {...}}``, not
     validated (the dashboards update their widgets from it).
 
@@ -27,22 +45,27 @@ def coefficients_spec(trace, t=-1, step=None):
     a = np.abs(v)
     nz = np.flatnonzero(a)
     tau = float(np.partition(a, d - s)[d - s]) if 0 < s <= d else 0.0
+    # what H_s keeps: the s largest |v_j| (ties by lower index, as rv.top_k)
+    kept = np.sort(np.lexsort((np.arange(d), -a))[: min(s, len(nz))])
     color = method_color(trace.method)
     true = np.asarray(trace.true_support)
     xt = np.asarray(trace.x_true)
-    in_true = np.isin(nz, true)
+    in_true = np.isin(kept, true)
+    # one comb line (0 -> |v_j| -> 0 at every nonzero, joined along the axis): drawn many
+    # times faster by plotly.js than segments separated by NaN gaps (replays redraw it at
+    # every frame)
     sx = np.repeat(nz.astype(np.float64), 3)
-    sx[2::3] = np.nan
-    sy = np.column_stack([np.zeros(len(nz)), a[nz], np.full(len(nz), np.nan)]).ravel()
+    sy = np.column_stack([np.zeros(len(nz)), a[nz], np.zeros(len(nz))]).ravel()
     Z = trace.Z(t) if t > 0 else np.empty(0, np.int64)
     data = [
         tr("scatter", x=sx, y=sy, mode="lines", line={"color": color, "width": 1.5},
            name="|x_j|", hoverinfo="skip", showlegend=False,
            meta={"role": "stems", "method": trace.method}),
-        tr("scatter", x=nz, y=a[nz], mode="markers", name="|x_j| (filled: j in supp x*)",
+        tr("scatter", x=kept, y=a[kept], mode="markers",
+           name="kept by H_s (filled: j in supp x*)",
            marker={"color": color, "size": 7,
                    "symbol": np.where(in_true, "circle", "circle-open").tolist()},
-           customdata=v[nz], hovertemplate="j=%{x}<br>x_j=%{customdata:.4g}<extra></extra>",
+           customdata=v[kept], hovertemplate="j=%{x}<br>x_j=%{customdata:.4g}<extra></extra>",
            meta={"role": "heads", "method": trace.method}),
         tr("scatter", x=true, y=np.abs(xt[true]) if len(xt) else [], mode="markers",
            name="|x*_j|",
@@ -56,22 +79,27 @@ def coefficients_spec(trace, t=-1, step=None):
            hovertemplate="j=%{x} in Z<extra></extra>",
            meta={"role": "Z", "method": trace.method}),
         tr("scatter", x=[0, d - 1], y=[tau, tau], mode="lines",
-           name=f"threshold (s-th largest |x|) = {tau:.3g}",
-           line={"color": "#B2182B", "dash": "dash", "width": 1.5}, hoverinfo="skip",
+           name="H_s threshold (s-th largest |x|)",
+           line={"color": "#B2182B", "dash": "dash", "width": 1.5},
+           hovertemplate=f"threshold {tau:.4g}<extra></extra>",
            meta={"role": "threshold", "method": trace.method, "value": tau}),
     ]
     where = f"iteration {t}" if step is None else f"inner step {step} of iteration {t}"
+    yaxis = {"title": {"text": "|x_j|"}, "rangemode": "tozero"}
+    if ymax is not None:
+        yaxis = {"title": {"text": "|x_j|"}, "range": [0, 1.08 * float(ymax)]}
     return spec(data, dict(
         title={"text": f"{trace_label(trace)}: |x| at {where}<br><sup>"
-                       f"{len(nz)} nonzeros, s={s}, |Z|={len(Z)}</sup>", "x": 0.02},
-        height=340, margin={"l": 60, "r": 20, "t": 70, "b": 90},
+                       f"{len(nz)} nonzeros, s={s} kept above {tau:.3g}, |Z|={len(Z)}</sup>",
+               "x": 0.02},
+        height=340, margin={"l": 60, "r": 20, "t": 70, "b": 90}, autosize=True,
         xaxis={"title": {"text": "coordinate j"}, "range": [-0.5, d - 0.5]},
-        yaxis={"title": {"text": "|x_j|"}, "rangemode": "tozero"},
+        yaxis=yaxis,
         legend=LEGEND,
         meta={"t": t, "step": step, "threshold": tau}))
 
 
-def coefficients(trace, t=-1, step=None):
+def coefficients(trace, t=-1, step=None, ymax=None):
     """Magnitudes of the iterate at one moment, with ``x*``, the threshold and ``Z``.
 
     Parameters
@@ -82,17 +110,22 @@ def coefficients(trace, t=-1, step=None):
     step : int, optional
         Inner step within iteration ``t`` (see :func:`~rgrasp_viz.analysis.snapshot`);
         default: ``x^t`` itself.
+    ymax : float, optional
+        Fix the top of the ``|x|`` axis (a replay passes :func:`coefficient_range` so that
+        the axis stays put); default: from the data.
 
     Returns
     -------
     plotly.graph_objects.Figure
-        ``meta["role"]``: ``"stems"`` (``|v_j|`` for the nonzeros, vertical segments with
-        NaN gaps), ``"heads"`` (one marker per nonzero; ``x`` the coordinates), ``"x_true"``
-        (``|x*_j|``), ``"Z"`` (the ``2s`` gradient directions chosen at iteration ``t``,
-        markers on the axis), ``"threshold"`` (the ``s``-th largest magnitude of ``v``:
-        what ``H_s`` would keep).
+        ``meta["role"]``: ``"stems"`` (``|v_j|`` for every nonzero: one comb line, three
+        points ``(j, 0), (j, |v_j|), (j, 0)`` per nonzero), ``"heads"`` (one marker per
+        coordinate ``H_s`` keeps: the ``s`` largest ``|v_j|``, filled when in ``supp(x*)``;
+        for an iterate ``x^t`` these are its nonzeros), ``"x_true"`` (``|x*_j|``), ``"Z"``
+        (the ``2s`` gradient directions chosen at iteration ``t``, markers on the axis),
+        ``"threshold"`` (the ``s``-th largest magnitude of ``v``: what ``H_s`` keeps is at
+        or above it).
     """
-    return figure(coefficients_spec(trace, t=t, step=step))
+    return figure(coefficients_spec(trace, t=t, step=step, ymax=ymax))
 
 
 def progress_spec(trace, t=-1, step=None):

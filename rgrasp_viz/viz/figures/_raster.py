@@ -17,6 +17,25 @@ RASTER_CATEGORIES = (
 """Support-raster categories: value in the heatmap, meaning, colour."""
 
 
+def raster_cursor(x):
+    """The "now" line of a support raster at iteration ``x`` (possibly fractional): a layout
+    shape named ``"cursor"``.  A shape, not a trace, so that a replay moving it redraws only
+    the shapes in the page, not the heatmap."""
+    return {"type": "line", "name": "cursor", "xref": "x", "x0": float(x), "x1": float(x),
+            "yref": "paper", "y0": 0, "y1": 1,
+            "line": {"color": "black", "width": 2, "dash": "dot"}}
+
+
+def with_cursor(spec, x):
+    """``spec`` (a support raster's) with its cursor at ``x`` (a new layout ``shapes`` list;
+    ``spec`` is not modified)."""
+    shapes = [sh for sh in spec["layout"].get("shapes", []) or []
+              if sh.get("name") != "cursor"]
+    if spec["layout"].get("meta", {}).get("rows"):
+        shapes.append(raster_cursor(x))
+    return {"data": spec["data"], "layout": {**spec["layout"], "shapes": shapes}}
+
+
 def support_raster_spec(trace, max_rows=200, cursor=None):
     """Plain-dict form of :func:`support_raster`: ``{"data": [...], "layout": {...}}``, not
     validated (the dashboards update their widgets from it).
@@ -63,18 +82,13 @@ def support_raster_spec(trace, max_rows=200, cursor=None):
                 "line": {"width": 2, "color": "#D7191C"}},
         hovertemplate="left: coordinate %{y} at iteration %{x}<extra></extra>",
         meta={"role": "left", "method": trace.method}))
-    cx = [] if cursor is None or not labels else [float(cursor)] * 2
-    cy = [] if cursor is None or not labels else [labels[0], labels[-1]]
-    data.append(tr(
-        "scatter",
-        x=cx, y=cy, mode="lines", name="now", showlegend=False,
-        line={"color": "black", "width": 2, "dash": "dot"}, hoverinfo="skip",
-        meta={"role": "cursor", "method": trace.method}))
     shapes = []
     if 0 < n_true < len(rows):
-        shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "yref": "y",
-                       "y0": n_true - 0.5, "y1": n_true - 0.5,
+        shapes.append({"type": "line", "name": "separator", "xref": "paper", "x0": 0, "x1": 1,
+                       "yref": "y", "y0": n_true - 0.5, "y1": n_true - 0.5,
                        "line": {"color": "black", "width": 1}})
+    if cursor is not None and labels:
+        shapes.append(raster_cursor(cursor))
     note = f"; {hidden} more coordinates not shown" if hidden else ""
     return spec(data, dict(
         title={"text": f"Support of {trace_label(trace)} — true support (★) on "
@@ -83,11 +97,15 @@ def support_raster_spec(trace, max_rows=200, cursor=None):
         margin={"l": 60, "r": 20, "t": 70, "b": 90},
         xaxis={"title": {"text": "outer iteration t"}, "range": [-0.5, len(trace) - 0.5]},
         # rows are categories, in this order, whatever their labels look like ("120")
+        # rows are labelled where they fit: plotly.js skips labels on a crowded axis
         yaxis={"type": "category", "categoryorder": "array", "categoryarray": labels,
-               "autorange": "reversed", "showticklabels": len(rows) <= 60,
+               "autorange": "reversed", "showticklabels": True,
+               "tickfont": {"size": 11 if len(rows) <= 40 else 9},
                "title": {"text": "coordinate"}},
+        autosize=True,
         legend=LEGEND_TOP, shapes=shapes,
-        meta={"rows": rows.tolist(), "n_true": n_true, "hidden": hidden}))
+        meta={"rows": rows.tolist(), "n_true": n_true, "hidden": hidden,
+              "cursor": None if cursor is None else float(cursor)}))
 
 
 def support_raster(trace, max_rows=200, cursor=None):
@@ -107,13 +125,14 @@ def support_raster(trace, max_rows=200, cursor=None):
         At most this many rows (true support always shown; coordinates that were only ever
         in ``T`` are dropped first).
     cursor : float, optional
-        Draw a vertical line at this (possibly fractional) iteration; ``play`` moves it
-        through the epochs.
+        Draw a vertical dotted line at this (possibly fractional) iteration (a layout shape
+        named ``"cursor"``, see :func:`raster_cursor`); ``play`` moves it through the
+        epochs.
 
     Returns
     -------
     plotly.graph_objects.Figure
         Traces with ``meta["role"]``: ``"raster"`` (heatmap; ``meta["coords"]`` lists the
-        coordinate of each row), ``"entered"``, ``"left"``, ``"cursor"``.
+        coordinate of each row), ``"entered"``, ``"left"``.
     """
     return figure(support_raster_spec(trace, max_rows=max_rows, cursor=cursor))

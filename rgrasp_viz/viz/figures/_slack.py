@@ -37,8 +37,12 @@ def slack_descent_spec(trace, problem=None, c1=0.5, max_cells=SLACK_MAX_CELLS, *
     it = np.arange(len(r))
     valid = np.isfinite(r[1:])
     ok = float(np.mean(r[1:][valid] <= c1)) if valid.any() else math.nan
-    shown = r.copy()
-    shown[shown <= 0] = np.nan
+    finite = r[1:][valid]
+    # a linear axis from 0 that always shows 1: r_t's distance to c1 (and to 1, where the
+    # sub-problem solution stops being closer to b̂ than the start) reads true; ratios above
+    # the top (rare blow-ups) are clipped at it
+    top = max(1.1, min(float(finite.max()) if len(finite) else 0.0, 5.0) * 1.05)
+    shown = np.where(np.isfinite(r), np.minimum(r, top), np.nan)
     color = method_color(trace.method)
     data = [
         tr("scatter", x=it[1:], y=shown[1:], mode="lines+markers",
@@ -57,9 +61,10 @@ def slack_descent_spec(trace, problem=None, c1=0.5, max_cells=SLACK_MAX_CELLS, *
                        "</sup>", "x": 0.02},
         height=340, margin={"l": 60, "r": 20, "t": 70, "b": 90},
         xaxis={"title": {"text": "outer iteration t"}},
-        yaxis={"type": "log", "title": {"text": "ratio"}, "exponentformat": "power"},
-        legend=LEGEND,
-        meta={"c1": c1, "fraction_ok": ok}))
+        yaxis={"type": "linear", "range": [0, top], "title": {"text": "ratio r_t"},
+               "zeroline": True},
+        autosize=True, legend=LEGEND,
+        meta={"c1": c1, "fraction_ok": ok, "clipped_at": top}))
 
 
 def slack_descent(trace, problem=None, c1=0.5, max_cells=SLACK_MAX_CELLS, *, ratios=None):
@@ -84,7 +89,8 @@ def slack_descent(trace, problem=None, c1=0.5, max_cells=SLACK_MAX_CELLS, *, rat
     plotly.graph_objects.Figure
         ``meta["role"]`` ``"ratio"`` (per iteration, ``x`` = iteration) and ``"c1"``;
         ``fig.layout.meta`` holds ``c1`` and ``fraction_ok`` (share of iterations with
-        ``r_t <= c1``).
+        ``r_t <= c1``).  The ratio axis is linear from 0 and always shows 1, so the distance
+        of ``r_t`` to ``c1`` reads true; ratios above ``meta["clipped_at"]`` are drawn there.
     """
     return figure(slack_descent_spec(trace, problem=problem, c1=c1, max_cells=max_cells,
                                      ratios=ratios))

@@ -27,7 +27,7 @@ def _running_count(run, x, pos):
     return np.r_[0.0, cx], np.r_[0.0, cy]
 
 
-def threshold_timeline_spec(traces, x="passes", cost=None):
+def threshold_timeline_spec(traces, x="passes", cost=None, max_marks=None):
     """Plain-dict form of :func:`threshold_timeline`: ``{"data": [...], "layout": {...}}``, not
     validated (the dashboards update their widgets from it).
 
@@ -40,15 +40,25 @@ def threshold_timeline_spec(traces, x="passes", cost=None):
     traces = as_traces(traces)
     if x not in ("passes", "steps"):
         raise ValueError(f"x must be 'passes' or 'steps', got {x!r}")
+    if max_marks is not None and int(max_marks) < 2:
+        raise ValueError(f"max_marks must be >= 2 or None, got {max_marks!r}")
     labels = run_labels(traces)
     data = []
     shares = []
+    thinned = []
     lanes = list(range(len(traces)))
     for lane, run, lab in zip(lanes, traces, labels, strict=True):
         color = method_color(run.method)
         pos, kind = event_positions(run, x)
         for kd, kname in ((0, "inner"), (1, "outer")):
             p = pos[kind == kd]
+            count = len(p)
+            if max_marks is not None and count > int(max_marks):
+                # a comb denser than the pixels it is drawn on: every k-th mark looks the
+                # same, and redraws (a replay's cursor) stay fast
+                p = np.sort(p)[np.unique(np.linspace(0, count - 1, int(max_marks))
+                                         .astype(np.int64))]
+                thinned.append(f"{lab}: {len(p):,} of {count:,} marks drawn")
             h = 0.38 if kd == 0 else 0.48
             xs = np.repeat(p, 3)
             ys = np.tile(np.array([lane - h, lane + h, np.nan]), len(p))
@@ -60,7 +70,7 @@ def threshold_timeline_spec(traces, x="passes", cost=None):
                 name=f"{lab}: {'H inside epochs' if kd == 0 else 'closing H_s'}",
                 legendgroup=f"run{lane}", showlegend=False, hoverinfo="skip",
                 meta={"role": "marks", "method": run.method, "run": lane, "kind": kname,
-                      "count": len(p)}))
+                      "count": count, "drawn": len(p)}))
         cx, cy = _running_count(run, x, pos)
         data.append(tr(
             "scatter",
@@ -70,41 +80,52 @@ def threshold_timeline_spec(traces, x="passes", cost=None):
             meta={"role": "counts", "method": run.method, "run": lane}))
         shares.append(threshold_share(run, cost))
     share_pct = [100 * s["share"] if math.isfinite(s["share"]) else 0.0 for s in shares]
-    text = [f"{s['count']:,} H · {1e3 * s['solver_time']:.0f} ms · "
-            + (f"≈{100 * s['share']:.0f}%" if math.isfinite(s["share"]) else "n/a")
+    # short texts only: the counts sit under each lane's name (tick labels get the margin
+    # they need), the bar carries its percentage -- nothing runs off the figure
+    text = [f"≈{100 * s['share']:.0f}%" if math.isfinite(s["share"]) else "n/a"
             for s in shares]
+    counts = [f"{s['count']:,} H · {1e3 * s['solver_time']:.0f} ms" for s in shares]
     data.append(tr(
         "bar",
         x=share_pct, y=lanes, orientation="h", xaxis="x3", yaxis="y3",
         marker={"color": [method_color(t.method) for t in traces]}, text=text,
-        textposition="outside", cliponaxis=False, showlegend=False,
-        hovertemplate="%{text}<extra>estimated share of solver time</extra>",
+        customdata=counts, textposition="outside", cliponaxis=False, showlegend=False,
+        hovertemplate="%{customdata} · %{text}<extra>estimated share of solver time"
+                      "</extra>",
         meta={"role": "share", "methods": [t.method for t in traces]}))
     axis_x = "effective passes" if x == "passes" else "inner steps"
-    lane_axis = {"tickvals": lanes, "ticktext": labels, "range": [len(lanes) - 0.4, -0.6],
+    lane_axis = {"tickvals": lanes, "range": [len(lanes) - 0.4, -0.6],
                  "showgrid": False, "zeroline": False}
-    src = shares[0]["source"] if len({s["source"] for s in shares}) == 1 else \
-        "estimated per run: count × measured t_H (see fig.layout.meta['share'])"
+    ticktext = [f"{lab}<br><span style='font-size:10px'>{c}</span>"
+                for lab, c in zip(labels, counts, strict=True)]
+    estimated = [s for s in shares if s["per_op"]]
+    src = ("share of solver time not estimated (no cost model given)" if not estimated
+           else "share of solver time estimated: count × time of one H "
+                + ("measured on this machine" if all("measured" in s["source"]
+                                                    for s in estimated) else "(given)"))
+    sub = src if not thinned else f"{src}; " + "; ".join(thinned)
     return spec(data, dict(
         title={"text": "Hard thresholding: when, how often, at what cost"
-                       f"<br><sup>{short(src)}</sup>", "x": 0.02},
+                       f"<br><sup>{short(sub, 200)}</sup>", "x": 0.02},
         height=300 + 60 * len(traces),
-        margin={"l": 90, "r": 20, "t": 70, "b": 90},
-        xaxis={"domain": [0, 0.7], "anchor": "y", "matches": "x2", "showticklabels": False},
-        yaxis={"domain": [0.45, 1], **lane_axis},
-        xaxis2={"domain": [0, 0.7], "anchor": "y2", "title": {"text": axis_x}},
+        autosize=True,
+        margin={"l": 90, "r": 40, "t": 70, "b": 90},
+        xaxis={"domain": [0, 0.74], "anchor": "y", "matches": "x2", "showticklabels": False},
+        yaxis={"domain": [0.45, 1], **lane_axis, "ticktext": ticktext},
+        xaxis2={"domain": [0, 0.74], "anchor": "y2", "title": {"text": axis_x}},
         yaxis2={"domain": [0, 0.38], "type": "log", "title": {"text": "count so far"},
                 "exponentformat": "power"},
-        xaxis3={"domain": [0.76, 1], "anchor": "y3", "range": [0, 100],
-                "title": {"text": "% of solver time (est.)"}},
+        xaxis3={"domain": [0.8, 1], "anchor": "y3", "range": [0, 125],
+                "tickvals": [0, 50, 100], "title": {"text": "% of time (est.)"}},
         yaxis3={"domain": [0.45, 1], "anchor": "x3", **lane_axis, "showticklabels": False},
         legend=LEGEND,
-        meta={"share": [{k: v for k, v in s.items() if k != "per_op"}
+        meta={"share_source": src,
+              "share": [{k: v for k, v in s.items() if k != "per_op"}
                         | {"per_op": {str(k): v for k, v in s["per_op"].items()}}
                         for s in shares], "x": x}))
 
 
-def threshold_timeline(traces, x="passes", cost=None):
+def threshold_timeline(traces, x="passes", cost=None, max_marks=None):
     """One mark per hard-thresholding operation, per run, with running counts and cost.
 
     SVRGHT thresholds after every inner step (a dense comb), SVRGSP once per epoch (the
@@ -121,15 +142,19 @@ def threshold_timeline(traces, x="passes", cost=None):
         Cost model for the share of solver time (see
         :func:`~rgrasp_viz.analysis.threshold_share`); ``None`` leaves the share out.  Pass
         ``cost=rgrasp_viz.viz.measured_threshold_cost`` for costs measured on this machine.
+    max_marks : int, optional
+        Draw at most this many marks per lane and kind (evenly spread; the counts stay
+        exact and the subtitle says so): a comb of tens of thousands of marks is denser than
+        the pixels it is drawn on, and a replay redraws faster without it.  Default: all.
 
     Returns
     -------
     plotly.graph_objects.Figure
         Top left: one lane per run; every mark is a short vertical segment (a line trace
         with NaN gaps, ``meta["role"]`` ``"marks"``, ``meta["kind"]`` ``"inner"`` /
-        ``"outer"``, ``meta["count"]`` marks).  Bottom left: running counts
-        (``"counts"``, ending at ``n_thresholds[-1]``).  Right: the estimated share of
-        solver time (``"share"`` bars).  ``fig.layout.meta["share"]`` holds the
-        :func:`~rgrasp_viz.analysis.threshold_share` dicts.
+        ``"outer"``, ``meta["count"]`` thresholdings, ``meta["drawn"]`` marks drawn).
+        Bottom left: running counts (``"counts"``, ending at ``n_thresholds[-1]``).  Right:
+        the estimated share of solver time (``"share"`` bars).  ``fig.layout.meta["share"]``
+        holds the :func:`~rgrasp_viz.analysis.threshold_share` dicts.
     """
-    return figure(threshold_timeline_spec(traces, x=x, cost=cost))
+    return figure(threshold_timeline_spec(traces, x=x, cost=cost, max_marks=max_marks))
