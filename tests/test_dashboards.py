@@ -287,7 +287,7 @@ def test_replay_steps_send_no_figure_the_page_draws_its_frames(recorded):
     pl = rv.play(recorded)
     sent = {k: _spy_sent(getattr(pl, k))
             for k in ("fig_coefficients", "fig_progress", "fig_support")}
-    for k in range(1, 8):
+    for _ in range(1, 8):
         pl.step(1)
     assert all(msgs == [] for msgs in sent.values())
     t, step = pl.frame
