@@ -712,6 +712,39 @@ LAYOUT_JS = """
 """
 
 
+# Frames drawn while a replay plays: sampled at every animation frame of the page, a frame
+# counts when the plotted data of any figure changed; category axes must stay categories.
+PLAYBACK_JS = """
+async ([rootClass, seconds]) => {
+  const root = document.querySelector('.' + rootClass);
+  const gds = [...root.querySelectorAll('.js-plotly-plot')];
+  const num = (a) => { let s = 0; const n = a ? a.length : 0;
+    for (let k = 0; k < Math.min(n, 200); k++) {
+      const v = +a[k];
+      if (isFinite(v)) s += v * (k + 1);
+    }
+    return n + ':' + s; };
+  const print = () => gds.map((gd) => (gd.data || []).map((t) => num(t.x) + '/' + num(t.y)
+    + '/' + (t.z ? t.z.length : 0)).join('|') + JSON.stringify((gd.layout || {}).shapes || []))
+    .join('#');
+  const categorical = () => gds.map((gd) => gd._fullLayout && gd._fullLayout.yaxis
+    ? gd._fullLayout.yaxis.type : null);
+  const start = categorical();
+  let last = print(), changed = 0, samples = 0, lost = [];
+  const t0 = performance.now();
+  while (performance.now() - t0 < seconds * 1000) {
+    await new Promise((r) => requestAnimationFrame(r));
+    samples += 1;
+    const now = print();
+    if (now !== last) { changed += 1; last = now; }
+    categorical().forEach((t, k) => { if (start[k] === 'category' && t !== 'category')
+      lost.push(k); });
+  }
+  return {changed, samples, seconds: (performance.now() - t0) / 1000, lost: [...new Set(lost)]};
+}
+"""
+
+
 def _state_diff(name: str, page: dict, fresh: dict) -> list[str]:
     """Where plotly.js's rendering in the page differs from a fresh render of the same spec."""
     out = []
@@ -787,18 +820,20 @@ class DashboardPage:
         self.settle()
         self.compare(what)
 
-    def settle(self, quiet: float = 1.0) -> None:
+    def settle(self, quiet: float = 1.0, timeout: float = REDRAW_TIMEOUT / 1000) -> float:
         """Until the kernel published nothing new for ``quiet`` seconds (a burst of key
-        presses is several changes)."""
+        presses is several changes); returns the seconds waited."""
         last, since = self.mirror(), time.monotonic()
-        deadline = since + REDRAW_TIMEOUT / 1000
+        start = since
+        deadline = since + timeout
         while time.monotonic() < deadline:
             self.page.wait_for_timeout(200)
             now = self.mirror()
             if now != last:
                 last, since = now, time.monotonic()
             elif not now["busy"] and time.monotonic() - since >= quiet:
-                return
+                return time.monotonic() - start
+        return time.monotonic() - start
 
     def compare(self, what: str, timeout: float = 15.0) -> None:
         deadline = time.monotonic() + timeout
@@ -830,6 +865,33 @@ class DashboardPage:
         self.checked.append(f"{what}: {len(got['figures'])} figures use "
                             f"{min(f['ratio'] for f in got['figures']):.2f}+ of their cell, "
                             f"{got['texts']} labels inside their figure")
+
+    def measure_playback(self, seconds: float = 5.0, minimum: float = 10.0) -> float:
+        """Press Play, count the frames whose plotted data changed over ``seconds``, pause.
+
+        The replay must draw at least ``minimum`` frames per second in the page, keep its
+        category axes (the raster) categories at every frame, and agree with a fresh render
+        of Python's figures once paused."""
+        play = self.root.locator(".widget-play button").first  # play, then pause
+        play.click()
+        got = self.page.evaluate(PLAYBACK_JS, [DASHBOARD_CLASS[self.name], seconds])
+        play.click()
+        fps = got["changed"] / got["seconds"]
+        assert not got["lost"], f"{self.label}: figures {got['lost']} lost their category axis"
+        assert fps >= minimum, (f"{self.label}: playback drew {got['changed']} frames in "
+                                f"{got['seconds']:.1f} s ({fps:.1f} per second; page sampled "
+                                f"{got['samples']} animation frames)")
+        # the kernel follows the slider too (and the test's mirror publishes every state)
+        lag = self.settle(quiet=2.0, timeout=240)
+        self.compare("after playing")
+        self.checked.append(f"playback: {fps:.1f} frames per second drawn over "
+                            f"{got['seconds']:.1f} s ({got['samples']} animation frames; "
+                            f"the kernel settled {lag:.0f} s after the pause)")
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        (SCREENSHOTS / f"{self.label}-playback.txt").write_text(
+            f"{self.label}: {fps:.1f} frames per second ({got['changed']} frames drawn in "
+            f"{got['seconds']:.1f} s of Play)\n")
+        return fps
 
     def shot(self, tag: str) -> Path:
         path = self.tmp_path / f"{self.label}-{re.sub(r'[^a-z0-9]+', '-', tag.lower())}.png"
@@ -886,6 +948,8 @@ def _drive(dash: DashboardPage) -> None:
         if k == 3:
             dash.shot("after-3-changes")
             dash.check_layout("after 3 changes")
+    if dash.name in ("play", "compare"):
+        dash.measure_playback()
 
 
 @pytest.fixture(scope="module")
@@ -1035,7 +1099,7 @@ def test_update_messages_keep_the_raster_a_category_axis(browser):
     properties and only the layout keys that changed.  When traces get new ``x``/``y`` and
     the message does not set the axis, plotly.js clears the axis type and guesses it again
     from the labels ("120", "51★"): linear -- here after one step of the player, which moves
-    the raster's cursor line and nothing else.  ``LiveFigure`` sends the changed traces and
+    the raster's markers and nothing in the layout.  ``LiveFigure`` sends the changed traces and
     layout whole and draws them with ``Plotly.react``: the same axis as a fresh render of the
     figure Python holds, after a player step as after a change of seed."""
     import base64
@@ -1066,7 +1130,7 @@ def test_update_messages_keep_the_raster_a_category_axis(browser):
     before = F.support_raster_spec(runs[0], max_rows=150, cursor=0.0)
     stepped = F.support_raster_spec(runs[0], max_rows=150, cursor=0.5)  # one player step
     reseeded = F.support_raster_spec(runs[1], max_rows=150, cursor=0.0)
-    cursor = next(i for i, t in enumerate(before["data"]) if t["meta"]["role"] == "cursor")
+    entered = next(i for i, t in enumerate(before["data"]) if t["meta"]["role"] == "entered")
 
     def stock_messages(change):
         fw = go.FigureWidget(before)
@@ -1077,9 +1141,10 @@ def test_update_messages_keep_the_raster_a_category_axis(browser):
         ((restyle, relayout, traces),) = sent
         return [js(before), js(restyle), js(relayout), traces]
 
-    def player_step(fw):  # what Player does on a step
+    def new_markers(fw):  # the stock way: new x/y for the entered markers only
         with fw.batch_update():
-            fw.data[cursor].x = [0.5, 0.5]
+            fw.data[entered].x = reseeded["data"][entered]["x"]
+            fw.data[entered].y = reseeded["data"][entered]["y"]
 
     def live_messages(after):
         fw = LiveFigure(before)
@@ -1105,10 +1170,10 @@ def test_update_messages_keep_the_raster_a_category_axis(browser):
             assert ours["axis"] == fresh, (name, ours, fresh)
             report.append(f"{name}: LiveFigure {ours['axis']['type']} with "
                           f"{len(ours['axis']['categories'])} rows, as fresh")
-        broken = page.evaluate(STOCK_UPDATE_JS, stock_messages(player_step))
+        broken = page.evaluate(STOCK_UPDATE_JS, stock_messages(new_markers))
         # the stock update turns the category axis into a linear one
         assert broken["type"] == "linear" and broken["categories"] is None, broken
-        report.append(f"player step, stock FigureWidget update: {broken['type']} axis, range "
+        report.append(f"new markers, stock FigureWidget update: {broken['type']} axis, range "
                       f"{[round(v) for v in broken['range']]}")
     finally:
         context.close()

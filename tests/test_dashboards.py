@@ -640,13 +640,13 @@ def test_set_changes_several_values_with_one_solve(dash):
     ({"eta": 0.0}, ValueError, "eta must be positive"),
     ({"s": 0}, ValueError, r"s must be in \[1, 300\]"),
     ({"s": 301}, ValueError, r"s must be in \[1, 300\]"),
-    ({"J": 0}, ValueError, "J must be in"),
-    ({"m": 0}, ValueError, "m must be in"),
+    ({"J": 0}, ValueError, "J must be >= 1"),
+    ({"m": 0}, ValueError, "m must be >= 1"),
     ({"m": 9, "J": 5}, ValueError, "m must be <= J"),
-    ({"batch_size": 0}, ValueError, "batch_size must be in"),
+    ({"batch_size": 0}, ValueError, r"batch_size must be in \[1, "),
     ({"inner": "sideways"}, ValueError, "inner must be"),
     ({"max_passes": 0}, ValueError, "max_passes must be positive"),
-    ({"patience": 0}, ValueError, "patience must be in"),
+    ({"patience": 0}, ValueError, "patience must be >= 1"),
     ({"s": 2.5}, TypeError, "s must be an integer"),
 ])
 def test_explore_checks_arguments_as_solve_does(kwargs, error, match):

@@ -62,8 +62,8 @@ def _check_int(name, value, lo, hi=None):
         raise TypeError(f"{name} must be an integer, got {value!r}")
     value = int(value)
     if value < lo or (hi is not None and value > hi):
-        rng = f"[{lo}, {hi}]" if hi is not None else f">= {lo}"
-        raise ValueError(f"{name} must be in {rng}, got {value}")
+        rng = f"in [{lo}, {hi}]" if hi is not None else f">= {lo}"
+        raise ValueError(f"{name} must be {rng}, got {value}")
     return value
 
 
