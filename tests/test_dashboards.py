@@ -866,6 +866,29 @@ def test_compare_reading_and_m_controls_resolve(comparison):
     comparison.m_slider.value = 6
 
 
+def test_compare_frames_are_applied_before_later_observers_after_a_resolve(comparison):
+    """An observer of the slider added after the dashboard (e.g. a cell that reads the
+    figures) sees each figure at the slider's frame -- also after a re-solve replaced the
+    frames (set_frames with the same driver keeps the figure's place among observers)."""
+    seen = []
+
+    def check(change):
+        for fw in comparison.fig_coefficients.values():
+            want = fw.frame_patch(change["new"])["data"]
+            seen.append(all(len(fw.data[k].x) == len(t["x"]) for k, t in want.items()))
+
+    comparison.slider.observe(check, names="value")
+    try:
+        comparison.reading.value = "on_T"  # re-solve: new frames
+        for k in range(1, 60):
+            comparison.slider.value = k
+        assert seen and all(seen), f"{seen.count(False)} of {len(seen)} figures behind"
+    finally:
+        comparison.slider.unobserve(check, names="value")
+        comparison.slider.value = 0
+        comparison.reading.value = "paper"
+
+
 def test_compare_draws_a_diverged_run():
     prob = rv.make_regression(n=120, d=200, s_star=4, random_state=3)
     cmp_ = rv.compare(prob, methods=["svrght", "fght"], s=5, eta=5.0, cost=1e-6,

@@ -216,6 +216,7 @@ async function render({ model, el, host }) {
 
   // -- frames of a replay, held by the page -----------------------------------------------
   const frames = new Map();
+  let shown = null;  // the frame patch drawn last
   let framesKey = model.get("_rg_frames_key");
   let pending = null;  // first index of the chunk requested, if any
   let driver = null;  // e.g. the slider of a player: its value is the frame to show
@@ -223,6 +224,12 @@ async function render({ model, el, host }) {
   const applyFrame = (i) => {
     const p = frames.get(i);
     if (!p) return false;
+    if (p === shown && drawnVersion === version) {  // the same frame again: nothing to draw
+      fig.frame = i;
+      el.dataset.rgraspFrame = String(i);
+      return true;
+    }
+    shown = p;
     const traces = Object.entries(p.data || {});
     for (const [k, t] of traces) fig.data[Number(k)] = t;
     if (p.layout) fig.layout = Object.assign({}, fig.layout, p.layout);
@@ -255,6 +262,7 @@ async function render({ model, el, host }) {
   };
   const onFramesKey = async () => {
     frames.clear();
+    shown = null;
     framesKey = model.get("_rg_frames_key");
     pending = null;
     fig.frame = -1;
@@ -272,7 +280,12 @@ async function render({ model, el, host }) {
   const onFrames = (msg, buffers) => {
     if (msg.key !== framesKey) return;
     const got = decode(putBuffers(msg.frames, msg.buffer_paths, buffers));
-    got.forEach((p, k) => frames.set(msg.start + k, p));
+    let prev = null;  // {same: true}: the frame before it, the same object
+    got.forEach((p, k) => {
+      const q = p && p.same ? prev : p;
+      frames.set(msg.start + k, q);
+      prev = q;
+    });
     if (frames.size > KEEP) {  // forget the frames farthest from the one shown
       const i = wanted();
       const far = [...frames.keys()].sort((a, b) => Math.abs(b - i) - Math.abs(a - i));
@@ -287,6 +300,7 @@ async function render({ model, el, host }) {
     if (msg.kind === "rgrasp-frames") { onFrames(msg, buffers); return; }
     if (msg.kind !== "rgrasp-figure") return;
     const part = decode(putBuffers(msg.figure, msg.buffer_paths, buffers));
+    shown = null;
     if (msg.full) {
       fig.data = part.data;
       fig.layout = part.layout;
@@ -336,6 +350,14 @@ async function render({ model, el, host }) {
 
 export default { render };
 """
+
+
+def _same_patch(a, b):
+    """Whether two frame patches draw the same thing: the same trace objects (frames between
+    two recorded moments share them) and equal layout entries."""
+    return (a["data"].keys() == b["data"].keys()
+            and all(a["data"][k] is b["data"][k] for k in a["data"])
+            and a["layout"] == b["layout"])
 
 
 class LiveFigure(go.FigureWidget):
@@ -463,8 +485,10 @@ class LiveFigure(go.FigureWidget):
             A widget with an integer ``value`` (e.g. an ``IntSlider``).  The figure shows
             frame ``driver.value`` from now on.
         """
-        if self._driver is not None:
-            self._driver.unobserve(self._on_driver, names="value")
+        if driver is not self._driver:  # the same driver keeps its place among observers
+            if self._driver is not None:
+                self._driver.unobserve(self._on_driver, names="value")
+            driver.observe(self._on_driver, names="value")
         self._frame_make = make
         self._frame_cache.clear()
         self._driver = driver
@@ -472,7 +496,6 @@ class LiveFigure(go.FigureWidget):
             self._rg_frames_key += 1
             self._rg_frames_count = int(count)
             self._rg_driver = f"anywidget:{driver.model_id}"
-        driver.observe(self._on_driver, names="value")
         self._apply_frame(int(driver.value))
 
     @property
@@ -545,8 +568,15 @@ class LiveFigure(go.FigureWidget):
             return
         start = max(int(start), 0)
         stop = min(int(stop), self._rg_frames_count)
-        frames = [{"data": {str(k): v for k, v in p["data"].items()}, "layout": p["layout"]}
-                  for p in (self.frame_patch(i) for i in range(start, stop))]
+        frames, prev = [], None
+        for i in range(start, stop):
+            patch = self.frame_patch(i)
+            if prev is not None and _same_patch(patch, prev):
+                frames.append({"same": True})  # the page reuses (and need not redraw) it
+            else:
+                frames.append({"data": {str(k): v for k, v in patch["data"].items()},
+                               "layout": patch["layout"]})
+            prev = patch
         state, paths, buffers = _remove_buffers({"frames": _py_to_js(frames, None)})
         self.send({"kind": "rgrasp-frames", "key": key, "start": start,
                    "frames": state["frames"], "buffer_paths": [p[1:] for p in paths]},
