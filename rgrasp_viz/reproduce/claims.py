@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from ..analysis import best_objective, first_crossing
+from ..analysis import IDENTICAL_RTOL, best_objective, first_crossing, same_iterates
 from ..solvers.registry import get_method, method_label, method_names, run_label
 
 __all__ = [
@@ -67,10 +67,6 @@ TARGET_ERR_FACTOR = 2.0
 TIME_MARGIN = 1.1
 """A method is faster in *time* only when it needs at most ``1 / TIME_MARGIN`` of the other's
 seconds (solver timings of identical runs vary by a few percent); in passes, strictly fewer."""
-
-IDENTICAL_RTOL = 1e-9
-"""Objectives of two runs with the same supports that differ by at most this (relative) are
-the same iterates (lazy updates materialised at different moments differ by ~1e-16)."""
 
 reach = first_crossing  # the shared definition (rgrasp_viz.analysis)
 
@@ -123,32 +119,6 @@ class Reference:
         return {"fstar": self.fstar, "source": self.source, "candidates": self.candidates,
                 "error_reference": self.err_ref, "error_source": self.err_source,
                 "run": self.run}
-
-
-def same_iterates(a, b, rtol=IDENTICAL_RTOL):
-    """Whether two runs made the same iterates.
-
-    Parameters
-    ----------
-    a, b : Trace
-    rtol : float
-
-    Returns
-    -------
-    bool
-        True when both have as many outer iterations, the same support at every one, and
-        objectives within ``rtol`` (relative) of each other; exact float equality is not
-        required (on CSR data lazy updates are materialised at different moments).
-    """
-    if len(a) != len(b):
-        return False
-    if any(not np.array_equal(a.support(k), b.support(k)) for k in range(len(a))):
-        return False
-    fa = np.asarray(a.objective, dtype=np.float64)
-    fb = np.asarray(b.objective, dtype=np.float64)
-    both_nan = np.isnan(fa) & np.isnan(fb)
-    close = np.abs(fa - fb) <= rtol * np.maximum(np.abs(fa), np.abs(fb))
-    return bool(np.all(close | both_nan))
 
 
 @dataclasses.dataclass

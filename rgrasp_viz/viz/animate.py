@@ -32,7 +32,7 @@ import numpy as np
 import plotly.io as pio
 
 from .._io import atomic_path
-from ..analysis import as_traces
+from ..analysis import as_traces, replay_frames
 from . import figures as F
 
 __all__ = ["VIEWS", "Animation", "animate", "animation_frames", "compose", "find_encoder"]
@@ -98,28 +98,6 @@ class Animation:
 # -- which moments ---------------------------------------------------------------------------
 
 
-def _replay(trace):
-    """(frames, passes) of one run: ``[(t, step), ...]`` and their effective passes.
-
-    ``(t, None)`` is ``x^t``; ``(t, j)`` the inner iterate after step ``j`` of iteration
-    ``t`` (recorded only with ``record_iterates=True``)."""
-    frames = [(0, None)]
-    pos = [0.0]
-    passes = np.asarray(trace.passes, dtype=np.float64)
-    if trace.has_iterates:
-        ck_pos = F.checkpoint_positions(trace)
-        ck_iter = np.asarray(trace.ck_iter)
-        ck_step = np.asarray(trace.ck_step)
-    for t in range(1, len(trace)):
-        if trace.has_iterates:
-            for k in np.flatnonzero(ck_iter == t):
-                frames.append((t, int(ck_step[k])))
-                pos.append(float(ck_pos[k]))
-        frames.append((t, None))
-        pos.append(float(passes[t]))
-    return frames, np.maximum.accumulate(np.asarray(pos))
-
-
 def animation_frames(runs, max_frames=48, until=None):
     """The moments an animation shows: one state per run at each position of a grid of
     effective passes, consecutive repeats removed.
@@ -143,7 +121,7 @@ def animation_frames(runs, max_frames=48, until=None):
     traces = as_traces(runs)
     if int(max_frames) < 2:
         raise ValueError(f"max_frames must be >= 2, got {max_frames}")
-    replays = [_replay(tr) for tr in traces]
+    replays = [replay_frames(tr) for tr in traces]
     ends = [float(p[-1]) for _, p in replays if np.isfinite(p[-1])]
     top = float(until) if until is not None else (max(ends) if ends else 0.0)
     if not top > 0:
