@@ -126,6 +126,27 @@ def test_interrupt_while_writing_leaves_the_previous_run(seed0_run, tmp_path, mo
     assert_nothing_beside(out)
 
 
+def test_interrupt_surfacing_as_a_cleanup_error_is_still_an_interrupt(seed0_run, tmp_path,
+                                                                      monkeypatch):
+    """Ctrl-C inside ``np.savez_compressed`` reaches us as zipfile's ValueError ("Can't close
+    the ZIP file while there is an open writing handle"), raised while handling the
+    KeyboardInterrupt: still exit code 130, the previous run kept."""
+    out = copy_run(seed0_run, tmp_path / "run")
+    before = snapshot(out)
+
+    def save(self, path):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise ValueError("Can't close the ZIP file while there is an open writing "
+                             "handle on it.") from None
+
+    monkeypatch.setattr(Trace, "save", save)
+    assert cli.main(QUICK + ["--seed", "7", "--budget", "6", "--out", str(out)]) == 130
+    assert snapshot(out) == before
+    assert_nothing_beside(out)
+
+
 # -- a write that fails part-way --------------------------------------------------------------
 
 

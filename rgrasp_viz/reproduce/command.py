@@ -305,6 +305,19 @@ def _check_parsed(args, parser):
         parser.error(str(exc))
 
 
+def _interrupted(exc):
+    """Whether ``exc`` is, or was raised while handling, a KeyboardInterrupt (Ctrl-C inside
+    e.g. ``np.savez_compressed`` surfaces as zipfile's "Can't close the ZIP file" ValueError
+    raised from its cleanup)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 def main(args, prog="rgrasp-viz reproduce"):
     """Run the parsed ``reproduce`` command; return the exit code."""
     from .. import datasets
@@ -313,19 +326,21 @@ def main(args, prog="rgrasp-viz reproduce"):
         report = run(args.experiment, quick=args.quick, out=args.out, data_dir=args.data_dir,
                      seed=args.seed, inner=args.inner, tune_steps=args.tune,
                      png=not args.no_png, download=not args.no_download, budget=args.budget)
-    except OutputError as exc:  # e.g. another run holds the folder
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 2
-    except (datasets.DatasetUnavailableError, datasets.ChecksumError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except OutputWriteError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        out = args.out or default_out(args.experiment, args.quick)
-        print(f"\n{prog}: interrupted; nothing partial was written ({os.fspath(out)} holds "
-              "the last complete run, if any)", file=sys.stderr)
-        return 130
+    except BaseException as exc:  # noqa: BLE001 - sorted out below, the rest re-raised
+        if _interrupted(exc):
+            out = args.out or default_out(args.experiment, args.quick)
+            print(f"\n{prog}: interrupted; nothing partial was written ({os.fspath(out)} "
+                  "holds the last complete run, if any)", file=sys.stderr)
+            return 130
+        if isinstance(exc, OutputError):  # e.g. another run holds the folder
+            print(f"{prog}: error: {exc}", file=sys.stderr)
+            return 2
+        if isinstance(exc, (datasets.DatasetUnavailableError, datasets.ChecksumError)):
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        if isinstance(exc, OutputWriteError):
+            print(f"{prog}: error: {exc}", file=sys.stderr)
+            return 1
+        raise
     print_summary(report)
     return 0
