@@ -320,3 +320,25 @@ def test_chunks_depend_on_the_shape_only():
     assert 1 < c <= G.MAX_CHUNKS
     assert G.row_chunks(20242, 47236, 1_530_000) * 47236 * 8 <= 1_530_000  # partials <= work / 8
     assert G.row_chunks(3, 10**6, 3 * 10**6) <= 3
+
+
+def test_blas_threads_limits_blas_inside_the_block_and_restores_it():
+    """BlasThreads sets BLAS to the kernels' count (or a smaller limit) inside the block
+    only; the exact least squares passes limit=1 below BLAS_THREADED_COLUMNS."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from rgrasp_viz._kernels.threads import BlasThreads, set_num_threads
+
+    def blas_threads():
+        return {i["num_threads"] for i in threadpoolctl.threadpool_info()
+                if i["user_api"] == "blas"}
+
+    before = blas_threads()
+    set_num_threads(2)
+    try:
+        with BlasThreads():
+            assert blas_threads() == {min(2, max(before))}
+        with BlasThreads(1):
+            assert blas_threads() == {1}
+        assert blas_threads() == before
+    finally:
+        set_num_threads(None)

@@ -258,10 +258,18 @@ class BlasThreads:
     at every barrier, even on small matrices; the kernels' count (:func:`get_num_threads`)
     already says how many CPUs are free.  Used around the solver's linear algebra and the
     driver's objective evaluations.
+
+    Parameters
+    ----------
+    limit : int, optional
+        At most this many threads (e.g. 1 for linear algebra too small to gain from more).
     """
 
     _controller = None
     _missing = False
+
+    def __init__(self, limit=None):
+        self.limit = limit  # None: the kernels' count; else at most this many
 
     def __enter__(self):
         self._ctx = None
@@ -274,7 +282,9 @@ class BlasThreads:
                 BlasThreads._missing = True
                 return self
             BlasThreads._controller = ThreadpoolController()
-        self._ctx = BlasThreads._controller.limit(limits=get_num_threads(), user_api="blas")
+        k = get_num_threads() if self.limit is None else max(1, min(int(self.limit),
+                                                                     get_num_threads()))
+        self._ctx = BlasThreads._controller.limit(limits=k, user_api="blas")
         return self
 
     def __exit__(self, *exc):

@@ -47,6 +47,9 @@ _RCOND_CHECK = 1e-2  # Cholesky diagonal's estimate below this: ask LAPACK (dpoc
 _RCOND_REFINE = 1e-5  # below this reciprocal condition number of the Gram matrix: refine
 _RCOND_SINGULAR = 1e-13  # below this: singular, rank-revealing solve on W_T
 _MAX_REFINE = 10
+BLAS_THREADED_COLUMNS = 1024
+"""Working sets of at least this many columns get multi-threaded BLAS; smaller systems run
+their BLAS calls on one thread (measurements in ``benchmarks/README.md``)."""
 
 
 class RestrictedLeastSquares:
@@ -180,7 +183,9 @@ class RestrictedLeastSquares:
             raise ValueError(f"|T| must be between 1 and d = {self.d}, got {m}")
         if m > self.cap:  # e.g. a start x0 with more than s nonzeros
             self._allocate(m)
-        with BlasThreads():
+        # one BLAS thread below BLAS_THREADED_COLUMNS: OpenBLAS threads that spin after a
+        # small call hold up the gradient kernels' threads next to them
+        with BlasThreads(None if m >= BLAS_THREADED_COLUMNS else 1):
             if self.sparse:
                 X, order, G, r, passes = self._sparse_system(T)
             else:
