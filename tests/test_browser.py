@@ -731,16 +731,19 @@ async ([rootClass, seconds]) => {
     ? gd._fullLayout.yaxis.type : null);
   const start = categorical();
   let last = print(), changed = 0, samples = 0, lost = [];
+  const shown = gds.map(() => new Set());  // replay positions each figure drew
   const t0 = performance.now();
   while (performance.now() - t0 < seconds * 1000) {
     await new Promise((r) => requestAnimationFrame(r));
     samples += 1;
+    gds.forEach((gd, k) => shown[k].add(gd.dataset.rgraspFrame));
     const now = print();
     if (now !== last) { changed += 1; last = now; }
     categorical().forEach((t, k) => { if (start[k] === 'category' && t !== 'category')
       lost.push(k); });
   }
-  return {changed, samples, seconds: (performance.now() - t0) / 1000, lost: [...new Set(lost)]};
+  return {changed, samples, seconds: (performance.now() - t0) / 1000, lost: [...new Set(lost)],
+          positions: shown.map((v) => v.size)};
 }
 """
 
@@ -884,13 +887,16 @@ class DashboardPage:
         # the kernel follows the slider too (and the test's mirror publishes every state)
         lag = self.settle(quiet=2.0, timeout=240)
         self.compare("after playing")
+        per_figure = ", ".join(f"{n / got['seconds']:.1f}" for n in got["positions"])
         self.checked.append(f"playback: {fps:.1f} frames per second drawn over "
                             f"{got['seconds']:.1f} s ({got['samples']} animation frames; "
+                            f"replay positions drawn per second, by figure: {per_figure}; "
                             f"the kernel settled {lag:.0f} s after the pause)")
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         (SCREENSHOTS / f"{self.label}-playback.txt").write_text(
             f"{self.label}: {fps:.1f} frames per second ({got['changed']} frames drawn in "
-            f"{got['seconds']:.1f} s of Play)\n")
+            f"{got['seconds']:.1f} s of Play); replay positions drawn per second, by figure: "
+            f"{per_figure}\n")
         return fps
 
     def shot(self, tag: str) -> Path:

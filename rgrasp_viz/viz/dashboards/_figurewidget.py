@@ -168,6 +168,7 @@ async function render({ model, el, host }) {
   let version = 0;
   let drawnVersion = -1;
   let drawing = false;
+  let lastDrawMs = 0;  // how long the last Plotly.react took
   let alive = true;
   const plotlyReady = plotlyFor(model);
   // draw the latest state; changes that arrive meanwhile are drawn once, afterwards
@@ -180,7 +181,8 @@ async function render({ model, el, host }) {
         const v = version;
         const t0 = performance.now();
         await Plotly.react(el, fig.data.slice(), fig.layout, CONFIG);
-        el.dataset.rgraspDrawMs = (performance.now() - t0).toFixed(1);
+        lastDrawMs = performance.now() - t0;
+        el.dataset.rgraspDrawMs = lastDrawMs.toFixed(1);
         drawnVersion = v;
         el.dataset.rgraspSeq = String(fig.seq);
         el.dataset.rgraspFrame = String(fig.frame);
@@ -193,6 +195,25 @@ async function render({ model, el, host }) {
     }
   };
   const changed = () => { version += 1; draw(); };
+  // a replay redraws a figure whose data changed at most every 4 draw times (50-100 ms), so
+  // that several figures playing together leave the page time for the cheap frames (cursor
+  // lines) and for input; the latest frame is always drawn (trailing timer)
+  let lastFrameDraw = -Infinity;
+  let trailing = null;
+  const frameChanged = () => {
+    const gap = Math.min(100, Math.max(50, 4 * lastDrawMs));
+    const wait = lastFrameDraw + gap - performance.now();
+    if (wait <= 0) {
+      lastFrameDraw = performance.now();
+      changed();
+    } else if (trailing === null) {
+      trailing = setTimeout(() => {
+        trailing = null;
+        lastFrameDraw = performance.now();
+        changed();
+      }, wait);
+    }
+  };
   // a frame that changes only the layout (a replay's cursor line): Plotly.relayout redraws
   // what changed, where Plotly.react would redraw the whole figure (about 40x slower here)
   const relayoutOnly = (patch) => {
@@ -234,7 +255,7 @@ async function render({ model, el, host }) {
     for (const [k, t] of traces) fig.data[Number(k)] = t;
     if (p.layout) fig.layout = Object.assign({}, fig.layout, p.layout);
     fig.frame = i;
-    if (!(traces.length === 0 && p.layout && relayoutOnly(p.layout))) changed();
+    if (!(traces.length === 0 && p.layout && relayoutOnly(p.layout))) frameChanged();
     return true;
   };
   const request = (start) => {
@@ -340,6 +361,7 @@ async function render({ model, el, host }) {
   observer.observe(el);
   return () => {
     alive = false;
+    if (trailing !== null) clearTimeout(trailing);
     observer.disconnect();
     model.off("msg:custom", onMsg);
     model.off("change:_rg_frames_key", onFramesKey);
