@@ -69,3 +69,11 @@ def machine_note():
     except (AttributeError, OSError):  # pragma: no cover - not on every platform
         load = "n/a"
     return f"{os.cpu_count()} CPUs, load average (1/5/15 min) {load}"
+
+
+def method_runs():
+    """``(method, inner)`` of every registered method; both readings where it has them."""
+    from rgrasp_viz.solvers import registry as R
+
+    return [(name, inner) for name in R.method_names()
+            for inner in (R.get_method(name).readings or (None,))]

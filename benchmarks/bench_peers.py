@@ -36,7 +36,7 @@ import time
 import warnings
 
 import numpy as np
-from _util import machine_note, table
+from _util import machine_note, method_runs, table
 
 import rgrasp_viz as rv
 from rgrasp_viz.solvers import registry as R
@@ -54,14 +54,6 @@ def _stop_at_target(info):
         raise StopIteration
 
 
-def runs():
-    """``(method, inner)`` of every registered method; both readings where it has them."""
-    out = []
-    for name in R.method_names():
-        spec = R.get_method(name)
-        for inner in (spec.readings or (None,)):
-            out.append((name, inner))
-    return out
 
 
 def ours(prob, method, inner, seeds):
@@ -169,7 +161,7 @@ def main(argv=None):
     if notes:
         print()
     rows = []
-    for method, inner in runs():
+    for method, inner in method_runs():
         rows.append({"solver": R.run_label(method, inner), "method": method}
                     | ours(prob, method, inner, seeds))
     for name, fit in found:

@@ -31,7 +31,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from _util import machine_note, table
+from _util import machine_note, method_runs, table
 
 import rgrasp_viz as rv
 from rgrasp_viz import _kernels as K
@@ -54,13 +54,6 @@ def grid(quick):
     return [("n", v, 1000) for v in values] + [("d", 1000, v) for v in values]
 
 
-def runs():
-    out = []
-    for name in R.method_names():
-        spec = R.get_method(name)
-        for inner in (spec.readings or (None,)):
-            out.append((name, inner))
-    return out
 
 
 def floor(prob, x):
@@ -116,7 +109,7 @@ def measure(args):
             point = {"axis": axis, "n": n, "d": d, "format": fmt}
             rows.append(point | {"run": "gradient floor", "method": None, "sec": base,
                                  "floors": 1.0})
-            for method, inner in runs():
+            for method, inner in method_runs():
                 sec = per_pass(prob, method, inner)
                 rows.append(point | {"run": R.run_label(method, inner), "method": method,
                                      "inner": inner, "sec": sec, "floors": sec / base})
