@@ -41,7 +41,7 @@ chromium:
 	fi
 
 lab: install
-	$(PY) -m jupyter lab $(ALLOW_ROOT) notebooks/01-hard-thresholding.ipynb
+	$(PY) -m jupyter lab $(ALLOW_ROOT) notebooks/00-visual-explainer.ipynb
 
 app: install
 	$(PY) -m pip install "voila>=0.5"

@@ -152,6 +152,52 @@ def test_missing_tools_are_named_before_any_work(pair, tmp_path, monkeypatch, no
     assert not path.exists()
 
 
+def test_on_missing_warn_says_so_in_one_line_and_draws_nothing(pair, tmp_path, monkeypatch,
+                                                              capsys):
+    """What the notebooks do: with Chromium on PATH but no Pillow (``make lab`` installs no
+    ``animate`` extra), Run All must go on: one printed line, None, no file."""
+    path = tmp_path / "a.gif"
+    monkeypatch.setattr(F, "find_chromium", lambda: "/usr/bin/chromium")
+    monkeypatch.setattr(A, "_render", lambda *a, **k: pytest.fail("rendered"))
+    monkeypatch.setitem(sys.modules, "PIL", None)  # `from PIL import Image` -> ImportError
+    with pytest.raises(RuntimeError, match="Pillow"):
+        rv.animate(pair, path)  # the default still raises
+    capsys.readouterr()
+    assert rv.animate(pair, path, on_missing="warn") is None
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and "Pillow" in out and out.startswith("No animation")
+    assert not path.exists()
+    monkeypatch.setattr(F, "find_chromium", lambda: None)
+    monkeypatch.delitem(sys.modules, "PIL")
+    assert rv.animate(pair, path, on_missing="warn") is None
+    assert "Chromium" in capsys.readouterr().out
+    # bad options are still errors, whatever on_missing says
+    with pytest.raises(ValueError, match="fps"):
+        rv.animate(pair, path, fps=0, on_missing="warn")
+    with pytest.raises(ValueError, match="on_missing"):
+        rv.animate(pair, path, on_missing="ignore")
+    assert not path.exists()
+
+
+def test_on_missing_warn_covers_a_browser_that_cannot_render(pair, tmp_path, monkeypatch,
+                                                           capsys):
+    pytest.importorskip("PIL")
+    pytest.importorskip("kaleido")
+    path = tmp_path / "a.gif"
+    monkeypatch.setattr(F, "find_chromium", lambda: "/usr/bin/chromium")
+
+    def broken(fig, chromium):
+        raise RuntimeError(f"rendering a frame with kaleido and {chromium} failed: boom")
+
+    monkeypatch.setattr(A, "_render", broken)
+    with pytest.raises(RuntimeError, match="boom"):
+        rv.animate(pair, path, mp4=False)
+    capsys.readouterr()
+    assert rv.animate(pair, path, mp4=False, on_missing="warn") is None
+    assert "boom" in capsys.readouterr().out
+    assert not path.exists()
+
+
 def test_find_encoder_prefers_ffmpeg_on_path(tmp_path, monkeypatch):
     exe = tmp_path / "ffmpeg"
     exe.write_text("#!/bin/sh\n")

@@ -471,6 +471,11 @@ def _write_mp4(path, images, fps, hold_frames, encoder):
             raise RuntimeError(f"ffmpeg ({encoder}) could not write the MP4: {err[-1500:]}")
 
 
+def _say_missing(exc):
+    """The one line :func:`animate` prints instead of raising (``on_missing="warn"``)."""
+    print(f"No animation drawn here: {exc}", flush=True)
+
+
 class _Progress:
     def __init__(self, progress, n):
         self.n = n
@@ -488,7 +493,8 @@ class _Progress:
 
 
 def animate(runs, path, *, views=VIEWS, max_frames=48, fps=8.0, hold=1.5, until=None,
-            width=960, row_height=280, max_rows=40, title=None, mp4=None, progress=None):
+            width=960, row_height=280, max_rows=40, title=None, mp4=None, progress=None,
+            on_missing="raise"):
     """Write an animated GIF (and an MP4 when an encoder is available) of recorded runs.
 
     Each frame shows, per run, a row of panels: the coefficients ``|x|`` with the current
@@ -529,11 +535,18 @@ def animate(runs, path, *, views=VIEWS, max_frames=48, fps=8.0, hold=1.5, until=
     progress : None, bool or callable
         Show ``frame i/n`` on stderr (None: when there are 20 frames or more), or call
         ``progress(i, n)`` after each rendered frame.
+    on_missing : {"raise", "warn"}, default "raise"
+        What to do when nothing can be drawn on this machine (Pillow, kaleido or Chromium
+        missing, or the browser failing on the first frame): raise a ``RuntimeError``, or
+        print one line saying why and return None.  Notebooks use ``"warn"`` so that Run
+        All goes on where the optional pieces are not installed (``make lab`` does not
+        install them).  Bad runs or options always raise.
 
     Returns
     -------
-    Animation
-        Paths, frame count, size, length; it displays as the GIF in a notebook.
+    Animation or None
+        Paths, frame count, size, length; it displays as the GIF in a notebook.  None only
+        with ``on_missing="warn"`` when nothing could be drawn.
 
     Raises
     ------
@@ -541,7 +554,8 @@ def animate(runs, path, *, views=VIEWS, max_frames=48, fps=8.0, hold=1.5, until=
         For bad runs, path or options.
     RuntimeError
         When Pillow, kaleido or Chromium (or, with ``mp4=True``, ffmpeg) is missing, or
-        rendering fails.  Every check runs before the first frame is rendered; files are
+        rendering fails (with ``on_missing="warn"``: only for later frames and encoding).
+        Every check runs before the first frame is rendered; files are
         written atomically (complete or not at all).
 
     Examples
@@ -583,7 +597,15 @@ def animate(runs, path, *, views=VIEWS, max_frames=48, fps=8.0, hold=1.5, until=
         raise ValueError(f"mp4 must be None, True or False, got {mp4!r}")
     if not (progress is None or isinstance(progress, bool) or callable(progress)):
         raise TypeError("progress must be None, a bool or a callable(i, n)")
-    chromium, encoder = _requirements(mp4)
+    if on_missing not in ("raise", "warn"):
+        raise ValueError(f"on_missing must be 'raise' or 'warn', got {on_missing!r}")
+    try:
+        chromium, encoder = _requirements(mp4)
+    except RuntimeError as exc:
+        if on_missing == "raise":
+            raise
+        _say_missing(exc)
+        return None
 
     states, where = animation_frames(traces, max_frames=int(max_frames), until=until)
     top = float(until) if until is not None else max(
@@ -601,7 +623,13 @@ def animate(runs, path, *, views=VIEWS, max_frames=48, fps=8.0, hold=1.5, until=
         grid = [p.row(t, step) for p, (t, step) in zip(panels, state, strict=True)]
         fig = compose(grid, widths=widths, row_height=int(row_height), width=int(width),
                       title=_frame_title(labels, traces, state, pos, title), footer=footer)
-        png = _render(fig, chromium)
+        try:
+            png = _render(fig, chromium)
+        except RuntimeError as exc:
+            if on_missing == "raise" or images:
+                raise
+            _say_missing(exc)
+            return None
         images.append(Image.open(io.BytesIO(png)).convert("RGB"))
         tick(i + 1)
     frame_ms = int(round(1000 / fps))
