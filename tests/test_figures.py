@@ -311,6 +311,25 @@ def test_raster_rows_carry_their_coordinates(runs):
     assert fig.layout.width is None and fig.layout.autosize is True
 
 
+@pytest.mark.parametrize("max_rows", [None, S_STAR + 3, 150])
+def test_raster_labels_every_true_support_row(runs, max_rows):
+    """Every true-support row (★) is labelled with its coordinate, on explicit ticks
+    (plotly.js skips labels on a crowded automatic axis), with room for each label."""
+    tr = runs["svrgsp+"].trace
+    kw = {} if max_rows is None else {"max_rows": max_rows}
+    fig = F.support_raster(tr, **kw)
+    y = fig.layout.yaxis
+    (hm,) = by_role(fig, "raster")
+    assert y.tickmode == "array"
+    ticks = dict(zip(y.tickvals, y.ticktext, strict=True))
+    for j in tr.true_support.tolist():
+        assert ticks[f"{j}★"] == f"{j}★"
+    assert list(y.tickvals) == list(hm.y)  # every row, not only the true ones
+    n_rows = len(hm.y)
+    plot_px = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+    assert plot_px / n_rows >= y.tickfont.size  # a label per row fits: no overlap
+
+
 # -- thresholding timeline ------------------------------------------------------------------------
 
 

@@ -526,7 +526,8 @@ def animate(runs, path, *, views=VIEWS, max_frames=48, fps=8.0, hold=1.5, until=
     width, row_height : int
         Frame width and the height of each run's row, in pixels.
     max_rows : int, default 40
-        Coordinates shown in the support raster.
+        Coordinates shown in the support raster, at most as many as its panel holds with
+        every row labelled (the true support is always shown).
     title : str, optional
         Headline of every frame (default: the runs' labels).
     mp4 : None, bool
@@ -611,7 +612,9 @@ def animate(runs, path, *, views=VIEWS, max_frames=48, fps=8.0, hold=1.5, until=
     top = float(until) if until is not None else max(
         (float(np.nanmax(tr.passes)) for tr in traces), default=1.0)
     labels = F.run_labels(traces)
-    panels = [_Panels(tr, views, [s[k] for s in states], top, int(max_rows))
+    # every raster row is labelled (ROW_PX each): show as many as the row's panel holds
+    fit = max(1, (int(row_height) - 90) // F.ROW_PX)
+    panels = [_Panels(tr, views, [s[k] for s in states], top, min(int(max_rows), fit))
               for k, tr in enumerate(traces)]
     widths = [_WEIGHTS[v] for v in views]
     footer = "<br>".join(_FOOTER[v] for v in views if v in _FOOTER)

@@ -90,7 +90,7 @@ class Explorer(widgets.VBox):
     def __init__(self, problem=None, method="svrgsp+", *, s=None, eta=None, J=None, m=6,
                  batch_size=None, inner=None, n=500, d=1000, noise=0.01, seed=0,
                  max_iter=None, max_passes=None, tol=None, ftol=None, patience=None,
-                 x="passes", debounce=0.1, reference="grasp", cost=None, max_rows=150):
+                 x="passes", debounce=0.1, reference="grasp", cost=None, max_rows=60):
         # everything is checked before any widget exists (solve's own checks and errors)
         method = get_method(method).name
         if reference not in ("grasp", None):

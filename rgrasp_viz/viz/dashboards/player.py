@@ -34,7 +34,7 @@ class Player(widgets.VBox):
         See :func:`~rgrasp_viz.analysis.replay_frames`.
     """
 
-    def __init__(self, result_or_trace, *, interval=PLAY_INTERVAL, max_rows=120, start=0):
+    def __init__(self, result_or_trace, *, interval=PLAY_INTERVAL, max_rows=60, start=0):
         super().__init__()
         self.trace = as_trace(result_or_trace)
         self.frames, self.frame_passes = replay_frames(self.trace)

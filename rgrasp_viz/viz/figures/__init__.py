@@ -54,6 +54,7 @@ from ._moments import (
 )
 from ._raster import (
     RASTER_CATEGORIES,
+    ROW_PX,
     raster_cursor,
     support_raster,
     support_raster_spec,
@@ -65,6 +66,7 @@ from ._thresholding import threshold_timeline, threshold_timeline_spec
 __all__ = [
     "DIVERGED_CUT",
     "RASTER_CATEGORIES",
+    "ROW_PX",
     "SLACK_MAX_CELLS",
     "TEMPLATE",
     "checkpoint_positions",

@@ -16,6 +16,14 @@ RASTER_CATEGORIES = (
 )
 """Support-raster categories: value in the heatmap, meaning, colour."""
 
+ROW_PX = 11
+"""Pixels per raster row: room for every row's label (10 px font), so that no label is
+skipped -- in particular every true-support coordinate (★) can be read."""
+
+MAX_ROWS = 60
+"""Rows shown by default: the true support, then the coordinates that were in play, up to
+this many (a figure of about 800 px at :data:`ROW_PX`)."""
+
 
 def raster_cursor(x):
     """The "now" line of a support raster at iteration ``x`` (possibly fractional): a layout
@@ -36,7 +44,7 @@ def with_cursor(spec, x):
     return {"data": spec["data"], "layout": {**spec["layout"], "shapes": shapes}}
 
 
-def support_raster_spec(trace, max_rows=200, cursor=None):
+def support_raster_spec(trace, max_rows=MAX_ROWS, cursor=None):
     """Plain-dict form of :func:`support_raster`: ``{"data": [...], "layout": {...}}``, not
     validated (the dashboards update their widgets from it).
 
@@ -93,22 +101,23 @@ def support_raster_spec(trace, max_rows=200, cursor=None):
     return spec(data, dict(
         title={"text": f"Support of {trace_label(trace)} — true support (★) on "
                        f"top<br><sup>{len(rows)} coordinates{note}</sup>", "x": 0.02},
-        height=max(320, min(900, 120 + 7 * len(rows))),
+        height=max(320, 160 + ROW_PX * len(rows)),
         margin={"l": 60, "r": 20, "t": 70, "b": 90},
         xaxis={"title": {"text": "outer iteration t"}, "range": [-0.5, len(trace) - 0.5]},
-        # rows are categories, in this order, whatever their labels look like ("120")
-        # rows are labelled where they fit: plotly.js skips labels on a crowded axis
+        # rows are categories, in this order, whatever their labels look like ("120");
+        # every row is labelled (explicit ticks: plotly.js would skip labels on a crowded
+        # axis, and half of the true coordinates could not be read): ROW_PX per row
         yaxis={"type": "category", "categoryorder": "array", "categoryarray": labels,
                "autorange": "reversed", "showticklabels": True,
-               "tickfont": {"size": 11 if len(rows) <= 40 else 9},
-               "title": {"text": "coordinate"}},
+               "tickmode": "array", "tickvals": labels, "ticktext": labels,
+               "tickfont": {"size": 10}, "title": {"text": "coordinate"}},
         autosize=True,
         legend=LEGEND_TOP, shapes=shapes,
         meta={"rows": rows.tolist(), "n_true": n_true, "hidden": hidden,
               "cursor": None if cursor is None else float(cursor)}))
 
 
-def support_raster(trace, max_rows=200, cursor=None):
+def support_raster(trace, max_rows=MAX_ROWS, cursor=None):
     """Which coordinates are in play at each outer iteration.
 
     Rows are coordinates (true support first, separated by a line), columns outer
@@ -121,9 +130,10 @@ def support_raster(trace, max_rows=200, cursor=None):
     Parameters
     ----------
     trace : Trace or SolveResult
-    max_rows : int, default 200
+    max_rows : int, default MAX_ROWS (60)
         At most this many rows (true support always shown; coordinates that were only ever
-        in ``T`` are dropped first).
+        in ``T`` are dropped first).  Every row is labelled and gets :data:`ROW_PX` pixels,
+        so the figure grows with ``max_rows``.
     cursor : float, optional
         Draw a vertical dotted line at this (possibly fractional) iteration (a layout shape
         named ``"cursor"``, see :func:`raster_cursor`); ``play`` moves it through the
