@@ -14,7 +14,6 @@ from ...solvers import check_params, solve
 from ...solvers.registry import get_method, method_color, run_label
 from .. import figures as F
 from .. import static
-from .._cost import measured_threshold_cost
 from ._widgets import (
     PLAY_INTERVAL,
     esc,
@@ -113,7 +112,9 @@ class Comparison(widgets.VBox):
         self.random_state = random_state
         self.record_iterates = record_iterates
         self.n_ticks = int(n_ticks)
-        self.cost = measured_threshold_cost if cost is None else cost
+        # no share-of-time estimate by default: it divided a model by this machine's
+        # timing of the run, which moved with the load (27 % -> 100 % for one run)
+        self.cost = False if cost is None else cost
         self._reference_kind = reference
         self._s = s
         self._solve_kwargs = solve_kwargs
@@ -312,9 +313,11 @@ class Comparison(widgets.VBox):
     def _summary_html(self):
         rd = self.reading.value
         rows = []
+        estimated = any(math.isfinite(sh["share"]) for sh in self.shares.values())
         for mth, r in self.results.items():
             sh = self.shares[mth]
             share = f"≈{100 * sh['share']:.0f}%" if math.isfinite(sh["share"]) else "n/a"
+            share = f"<td>{share}</td>" if estimated else ""
             kind = status_kind(r.status)
             color = {"ok": "#1B5E20", "warn": "#8A4B00", "error": "#8B0000"}[kind]
             gap = self.fstar.gap(r.fun)
@@ -325,12 +328,13 @@ class Comparison(widgets.VBox):
                 f"</td><td class='rgrasp-status-{kind}' style='color:{color}'>"
                 f"{esc(r.status.name)}</td>"
                 f"<td>{r.nit}</td><td>{r.passes:.3g}</td><td>{1e3 * r.time:.1f}</td>"
-                f"<td>{sh['count']:,}</td><td>{share}</td>"
+                f"<td>{sh['count']:,}</td>{share}"
                 f"<td>{gap_text}</td><td>{r.rel_error:.2e}</td></tr>")
         head = ("<tr><th>method</th><th>status</th><th>iterations</th><th>passes</th>"
-                "<th>solver ms</th><th>hard thresholdings</th><th>their share (est.)</th>"
-                "<th>F − F*</th><th>rel. error</th></tr>")
-        share_src = next(iter(self.shares.values()))["source"]
+                "<th>solver ms</th><th>hard thresholdings</th>"
+                + ("<th>their share (est.)</th>" if estimated else "")
+                + "<th>F − F*</th><th>rel. error</th></tr>")
+        share_src = next(iter(self.shares.values()))["source"] if estimated else ""
         note = (f"{esc(self.fstar.source)} (the same F* as in the convergence plot). "
                 f"{esc(stopping_text(self.rule))}")
         return (f"<table class='rgrasp-summary' style='border-collapse:collapse'>{head}"
@@ -390,7 +394,7 @@ def compare(problem=None, methods=("svrght", "svrgsp", "svrgsp+"), **kwargs):
         ``batch_size``, ``record_every`` (applied to every method that uses them),
         ``record_iterates`` (default True: replay inside epochs), ``interval`` (ms per Play
         tick), ``n_ticks`` (slider positions), ``reference`` (``"grasp"`` or None, for F*),
-        ``cost`` (thresholding cost model; default measured on this machine, False: not
+        ``cost`` (thresholding cost model; default None or False: not
         estimated), ``debounce`` (seconds before a control change re-solves; 0: at once).
         Every argument is checked as :func:`rgrasp_viz.solve` checks it, before any work.
 

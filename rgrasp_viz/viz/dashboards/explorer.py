@@ -14,7 +14,6 @@ from ...solvers import check_params, default_eta, solve
 from ...solvers.registry import get_method, method_label, method_names, run_label
 from .. import figures as F
 from .. import static
-from .._cost import measured_threshold_cost
 from ._widgets import esc, figure_widget, status_box, status_kind, update_figure
 from .controls import (
     CONTROLS,
@@ -115,7 +114,9 @@ class Explorer(widgets.VBox):
         self.x = x
         self.max_iter = rule["max_iter"]
         self.reference = reference
-        self.cost = measured_threshold_cost if cost is None else cost
+        # no share-of-time estimate by default: it divided a model by this machine's
+        # timing of the run, which moved with the load (27 % -> 100 % for one run)
+        self.cost = False if cost is None else cost
         self.max_rows = max_rows
         self.result = self.previous = self.last_result = None
         self.error = None
@@ -567,8 +568,9 @@ def explore(problem=None, method="svrgsp+", **kwargs):
         ``debounce`` (seconds, default 0.1; 0 solves synchronously in the caller's thread),
         ``reference`` (``"grasp"``: a separate GraSP run may give F*, or None: the lowest
         objective of the runs shown), ``cost`` (thresholding cost model, see
-        :func:`~rgrasp_viz.analysis.threshold_share`; default: measured on this machine with
-        :func:`~rgrasp_viz.viz.measured_threshold_cost`; False: not estimated), ``max_rows``
+        :func:`~rgrasp_viz.analysis.threshold_share`; default None or False: not estimated,
+        since a share of measured solver time moves with the machine's load; pass e.g.
+        :func:`~rgrasp_viz.viz.measured_threshold_cost` to show it anyway), ``max_rows``
         (support raster).  They are checked as :func:`rgrasp_viz.solve` checks them, with the
         same errors, before any work.
 
