@@ -23,7 +23,8 @@ import math
 
 import numpy as np
 
-from ..analysis import IDENTICAL_RTOL, best_objective, first_crossing, same_iterates
+from ..analysis import IDENTICAL_RTOL, first_crossing, same_iterates
+from ..reference import Reference
 from ..solvers.registry import get_method, method_label, method_names, run_label
 
 __all__ = [
@@ -69,56 +70,6 @@ TIME_MARGIN = 1.1
 seconds (solver timings of identical runs vary by a few percent); in passes, strictly fewer."""
 
 reach = first_crossing  # the shared definition (rgrasp_viz.analysis)
-
-
-@dataclasses.dataclass
-class Reference:
-    """What the targets are measured against.
-
-    Attributes
-    ----------
-    fstar : float
-        ``F*``.
-    source : str
-        Where ``F*`` comes from, in words.
-    candidates : list of dict
-        Every value considered (``source``, ``objective``); ``fstar`` is the lowest.
-    err_ref : float
-        Reference estimation error (NaN without ground truth).
-    err_source : str
-        Where ``err_ref`` comes from.
-    run : dict
-        The reference run's settings and outcome (empty when none was made).
-    """
-
-    fstar: float
-    source: str
-    candidates: list = dataclasses.field(default_factory=list)
-    err_ref: float = math.nan
-    err_source: str = ""
-    run: dict = dataclasses.field(default_factory=dict)
-
-    @classmethod
-    def from_runs(cls, traces):
-        """The circular fallback: the best objective (and error) of the runs themselves.
-
-        Used only when no reference was computed (hand-built traces); its source says so.
-        """
-        vals = [best_objective(t)[0] for t in traces.values()]
-        vals = [v for v in vals if math.isfinite(v)]
-        errs = [float(np.nanmin(t.rel_error)) for t in traces.values()
-                if np.isfinite(t.rel_error).any()]
-        return cls(min(vals) if vals else math.nan,
-                   "the best objective of the runs themselves (no reference run: the lowest "
-                   "run reaches the target by definition)", [],
-                   min(errs) if errs else math.nan,
-                   "the smallest error of the runs themselves (no reference)")
-
-    def to_dict(self):
-        """``run.json``'s record of the reference."""
-        return {"fstar": self.fstar, "source": self.source, "candidates": self.candidates,
-                "error_reference": self.err_ref, "error_source": self.err_source,
-                "run": self.run}
 
 
 @dataclasses.dataclass

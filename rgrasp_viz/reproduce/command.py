@@ -152,8 +152,9 @@ def run(experiment, *, quick=False, out=None, data_dir=None, seed=0, inner="pape
                           f"{res.time:8.3f} s  F {res.fun:.6e}{err}  "
                           f"{status_text(res, budget)}")
             method_rows.append(method_row(m, inner, f, source, res, status_text(res, budget)))
-        ref = reference(prob, traces, info.s, {m: v[0] for m, v in factors.items()}, seed,
-                        budget, inner, progress)
+        ref = reference(prob, traces, s=info.s, run=True, budget=budget, seed=seed,
+                        inner=inner, factors={m: v[0] for m, v in factors.items()},
+                        progress=progress)
         say(progress, f"F* = {ref.fstar:.10g} from {ref.source}")
         has_truth = prob.x_true is not None
         claims = evaluate_claims(traces, has_truth, ref)

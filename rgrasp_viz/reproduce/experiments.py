@@ -7,30 +7,29 @@ point (``tol = 1e-10``; the stagnation test is off, so curves cover the whole bu
 same seed draws the synthetic data and every method's index sequence.
 
 ``F*``, against which the claims measure every run, comes from a *reference* that is better
-than every budgeted run (:func:`reference`): the method whose budgeted run went lowest, run
-again with :data:`REFERENCE_FACTOR` times the budget and ``tol = ftol = 0``; for least
-squares also the exact least-squares fit on the support of every run's best iterate (and on
-the true support, when it is known).  Its source is recorded with it.
+than every budgeted run (:func:`rgrasp_viz.reference.reference`, re-exported here): the
+method whose budgeted run went lowest, run again with :data:`REFERENCE_FACTOR` times the
+budget and ``tol = ftol = 0``; for least squares also the exact least-squares fit on the
+support of every run's best iterate (and on the true support, when it is known).  Its source
+is recorded with it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 import sys
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
-from ..analysis import best_objective
 from ..problems import Problem, make_regression
+from ..reference import REFERENCE_FACTOR, least_squares_on, reference
 from ..result import ConvergenceWarning
 from ..solvers import default_eta, solve
 from ..solvers import warm_up as solvers_warm_up
-from ..solvers.registry import get_method, method_names, normalize_reading, run_label
+from ..solvers.registry import get_method, method_names, normalize_reading
 from ..solvers.status import Status
-from .claims import Reference
 
 __all__ = [
     "EXPERIMENTS",
@@ -95,9 +94,6 @@ EXPERIMENTS = {
 
 PASS_BUDGET = {"synthetic": 60.0, "real": 40.0}
 """Effective passes each method may use (the iteration that crosses the budget completes)."""
-
-REFERENCE_FACTOR = 10.0
-"""The reference run for ``F*`` gets this many times the budget (and ``tol = ftol = 0``)."""
 
 QUICK_SYNTHETIC = {"n": 500, "d": 1000, "s_star": 50}
 """``--quick`` size of the synthetic settings (the paper's n : d : s* = 10 : 20 : 1)."""
@@ -374,119 +370,3 @@ def warm_up(problem, inner="paper", methods=METHODS):
     """
     for m in methods:
         solvers_warm_up(m, problem.is_sparse, normalize_reading(inner))
-
-
-# -- the reference for F* ---------------------------------------------------------------------
-
-
-def least_squares_on(problem, support):
-    """The exact least-squares fit with its nonzeros on ``support`` (zeros elsewhere).
-
-    Parameters
-    ----------
-    problem : Problem
-        A least-squares problem.
-    support : array_like of int
-
-    Returns
-    -------
-    numpy.ndarray, shape (d,)
-        ``argmin F(x)`` over the ``x`` supported on ``support`` (minimum-norm when the
-        columns are rank deficient).
-    """
-    support = np.asarray(support, dtype=np.int64)
-    x = np.zeros(problem.d)
-    if support.size:
-        cols = problem.W[:, support]
-        cols = cols.toarray() if sp.issparse(cols) else np.asarray(cols, dtype=np.float64)
-        x[support] = np.linalg.lstsq(cols, problem.y, rcond=None)[0]
-    return x
-
-
-def reference(problem, traces, s, factors, seed, budget, inner, progress=False):
-    """``F*`` from a reference better than every budgeted run, and the error reference.
-
-    Parameters
-    ----------
-    problem : Problem
-    traces : dict of str to Trace
-        The budgeted runs, by method.
-    s : int
-    factors : dict of str to float
-        Step-size multipliers of the budgeted runs, by method.
-    seed : int
-    budget : float
-        The budgeted runs' pass budget.
-    inner : {"paper", "on_T"}
-    progress : bool
-
-    Returns
-    -------
-    Reference
-        ``fstar`` is the lowest of: the best objective of the reference run (the method whose
-        budgeted run went lowest, again with :data:`REFERENCE_FACTOR` times the budget and
-        ``tol = ftol = 0``: the same iterates as its budgeted run, continued) and, for least
-        squares, the exact least-squares fits on the supports of every run's best and final
-        iterates, of the reference run's best iterate and on the true support.  A continued
-        run and a fit on a run's own support are never above that run, so ``fstar`` is at
-        most every budgeted run's best objective.
-        ``err_ref`` (synthetic data) is the estimation error of the least-squares fit on the
-        true support (the oracle), independent of every run.
-    """
-    inner = normalize_reading(inner)
-    ok = {m: t for m, t in traces.items()
-          if int(t.meta.get("status", 0)) != Status.DIVERGED and
-          math.isfinite(best_objective(t)[0])}
-    candidates = []
-    run_info = {}
-    if ok:
-        best_m = min(ok, key=lambda m: best_objective(ok[m])[0])
-        ref_budget = REFERENCE_FACTOR * budget
-        res = run_method(problem, best_m, s, factors.get(best_m, 1.0), seed, ref_budget,
-                         inner, tol=0.0)
-        f_ref, k_ref = best_objective(res.trace)
-        label = run_label(best_m, inner)
-        run_info = {"method": best_m, "label": label, "inner": inner,
-                    "factor": factors.get(best_m, 1.0), "eta": res.trace.meta["eta"],
-                    "budget_passes": ref_budget, "tol": 0.0, "ftol": 0.0,
-                    "iterations": res.trace.n_iter, "passes": res.passes,
-                    "best_objective": f_ref, "stopped": status_text(res, ref_budget)}
-        candidates.append({"source": f"{label} run again with {REFERENCE_FACTOR:g}x the budget "
-                                     f"({ref_budget:g} passes, tol=0, ftol=0; "
-                                     f"{status_text(res, ref_budget)})",
-                           "objective": f_ref})
-        say(progress, f"[ref] {label:<8} {REFERENCE_FACTOR:g}x budget: {res.trace.n_iter:>5d} "
-                      f"it  {res.passes:7.1f} passes  {res.time:8.3f} s  F {f_ref:.6e}")
-        if problem.loss == "squares":
-            supports = [(f"{label} reference run's best iterate", res.trace.support(k_ref))]
-            for m, t in traces.items():
-                name = run_label(m, t.meta.get("inner"))
-                k = best_objective(t)[1]
-                if k >= 0:
-                    supports.append((f"{name}'s best iterate", t.support(k)))
-                if k != len(t) - 1 and (k < 0 or not np.array_equal(t.support(k),
-                                                                    t.support(-1))):
-                    supports.append((f"{name}'s final iterate", t.support(-1)))
-            for where, supp in supports:
-                fit = problem.objective(least_squares_on(problem, supp))
-                candidates.append({"source": "exact least-squares fit on the support of "
-                                             f"{where} ({len(supp)} nonzeros)",
-                                   "objective": fit})
-    err_ref, err_source = math.nan, ""
-    if problem.x_true is not None:
-        true_supp = np.flatnonzero(problem.x_true)
-        oracle = least_squares_on(problem, true_supp)
-        err_ref = float(problem.rel_error(oracle))
-        err_source = (f"the exact least-squares fit on the true support ({true_supp.size} "
-                      "nonzeros; the oracle)")
-        if problem.loss == "squares":
-            candidates.append({"source": "exact least-squares fit on the true support "
-                                         f"({true_supp.size} nonzeros)",
-                               "objective": float(problem.objective(oracle))})
-    finite = [c for c in candidates if math.isfinite(c["objective"])]
-    if not finite:
-        return Reference(math.nan, "no finite objective (every run diverged)", candidates,
-                         err_ref, err_source, run_info)
-    best = min(finite, key=lambda c: c["objective"])
-    return Reference(float(best["objective"]), best["source"], candidates, err_ref,
-                     err_source, run_info)
