@@ -153,3 +153,40 @@ def status_kind(status):
     if status is Status.CONVERGED:
         return "ok"
     return "error" if status is Status.DIVERGED else "warn"
+
+
+REFERENCES = ("exact", None)
+"""What a dashboard's ``reference=`` may be: ``"exact"`` (the shared reference of
+:func:`rgrasp_viz.reference.reference` without a re-run: below every run shown) or None (the
+lowest objective of the runs shown: that run's curve touches zero)."""
+
+
+def check_reference(reference):
+    """Refuse a ``reference=`` that is not in :data:`REFERENCES` (before any work)."""
+    if reference not in REFERENCES:
+        raise ValueError(
+            f"reference must be 'exact' (F* from exact least-squares fits on every shown "
+            f"run's supports and the true support, below every run) or None (F* = the lowest "
+            f"objective of the runs shown), got {reference!r}")
+
+
+def view_fstar(problem, runs, reference="exact"):
+    """The :class:`~rgrasp_viz.analysis.FStar` of one dashboard view: the gaps of every run
+    shown are measured against it.
+
+    With ``reference="exact"`` it is :func:`rgrasp_viz.reference.reference` with
+    ``run=False`` (least squares: the exact fits on the support of every run's best and final
+    iterate and on the true support; logistic loss: a short continuation of the lowest run),
+    never above any run shown, so that no curve dips to the floor where a run would define
+    ``F*``.  Falls back to the lowest objective of the runs when the reference has no finite
+    value (every run diverged).
+    """
+    from ...analysis import FStar, estimate_fstar
+    from ...reference import reference as shared_reference
+
+    if reference is None:
+        return estimate_fstar(runs)
+    ref = shared_reference(problem, list(runs), run=False)
+    if not (ref.fstar == ref.fstar and abs(ref.fstar) < float("inf")):
+        return estimate_fstar(runs)
+    return FStar(float(ref.fstar), f"F* = {ref.source}", "reference")

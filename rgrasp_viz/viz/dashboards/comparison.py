@@ -8,7 +8,7 @@ import math
 import ipywidgets as widgets
 import numpy as np
 
-from ...analysis import estimate_fstar, event_positions, frame_at, replay_frames, thresholds_until
+from ...analysis import event_positions, frame_at, replay_frames, thresholds_until
 from ...problems import as_problem, make_regression
 from ...solvers import check_params, solve
 from ...solvers.registry import get_method, method_color, run_label
@@ -16,6 +16,7 @@ from .. import figures as F
 from .. import static
 from ._widgets import (
     PLAY_INTERVAL,
+    check_reference,
     esc,
     figure_widget,
     link_replay,
@@ -23,6 +24,7 @@ from ._widgets import (
     status_box,
     status_kind,
     update_figure,
+    view_fstar,
 )
 from .controls import default_reading, reading_control, stopping, stopping_text
 from .debounce import Debouncer
@@ -53,8 +55,9 @@ class Comparison(widgets.VBox):
     problem : Problem
     fstar : FStar
         The ``F*`` of the table and the convergence plot.
-    reference : SolveResult or None
-        The separate GraSP run that may define ``F*``.
+    reference : None
+        Kept for compatibility: ``F*`` no longer comes from a separate run (see
+        :attr:`fstar`).
     rule : dict
         The stopping keywords every method was solved with.
     reading : ipywidgets.Dropdown
@@ -81,7 +84,7 @@ class Comparison(widgets.VBox):
 
     def __init__(self, problem=None, methods=("svrght", "svrgsp", "svrgsp+"), *, s=None,
                  random_state=0, record_iterates=True, interval=PLAY_INTERVAL, n_ticks=200,
-                 reference="grasp", cost=None, inner=None, m=None, max_passes=None, tol=None,
+                 reference="exact", cost=None, inner=None, m=None, max_passes=None, tol=None,
                  ftol=None, patience=None, max_iter=None, debounce=0.2, **solve_kwargs):
         if isinstance(methods, str):
             methods = (methods,)
@@ -90,9 +93,7 @@ class Comparison(widgets.VBox):
             raise ValueError("give at least one method")
         if len(set(methods)) != len(methods):
             raise ValueError(f"methods repeat: {methods}")
-        if reference not in ("grasp", None):
-            raise ValueError("reference must be 'grasp' (a separate GraSP run may give F*) or "
-                             "None (F* = the lowest objective of the runs shown)")
+        check_reference(reference)
         unknown = set(solve_kwargs) - set(_SOLVE_KEYS) - {"warn"}
         if unknown:
             raise TypeError(f"compare() got unexpected keyword(s) {sorted(unknown)}")
@@ -171,12 +172,8 @@ class Comparison(widgets.VBox):
                                  inner=inner, m=m if spec.uses_m else None, **self.rule,
                                  **self._solve_kwargs)
         runs = list(results.values())
-        s_used = runs[0].trace.meta["s"]
         ref = None
-        if self._reference_kind == "grasp":
-            ref = (results["grasp"] if "grasp" in results else
-                   solve(self.problem, "grasp", s=s_used, warn=False))
-        fstar = estimate_fstar(runs, reference=ref)
+        fstar = view_fstar(self.problem, runs, self._reference_kind)
         shares = {mth: F.threshold_share(r, self.cost) for mth, r in results.items()}
         frames = {mth: replay_frames(r) for mth, r in results.items()}
         finite = [float(np.nanmax(np.where(np.isfinite(r.trace.passes), r.trace.passes,
@@ -393,7 +390,10 @@ def compare(problem=None, methods=("svrght", "svrgsp", "svrgsp+"), **kwargs):
         :data:`~rgrasp_viz.viz.dashboards.controls.STOPPING`), ``eta``, ``J``,
         ``batch_size``, ``record_every`` (applied to every method that uses them),
         ``record_iterates`` (default True: replay inside epochs), ``interval`` (ms per Play
-        tick), ``n_ticks`` (slider positions), ``reference`` (``"grasp"`` or None, for F*),
+        tick), ``n_ticks`` (slider positions), ``reference`` (``"exact"``: F* below every
+        run shown, from :func:`rgrasp_viz.reference.reference` without a re-run; None: the
+        lowest
+        objective of the runs shown),
         ``cost`` (thresholding cost model; default None or False: not
         estimated), ``debounce`` (seconds before a control change re-solves; 0: at once).
         Every argument is checked as :func:`rgrasp_viz.solve` checks it, before any work.

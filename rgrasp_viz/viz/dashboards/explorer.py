@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 import math
+import re
 import threading
 import time
 from collections import OrderedDict
 
 import ipywidgets as widgets
 
+from ...analysis import same_iterates
 from ...problems import as_problem, make_regression
 from ...solvers import check_params, default_eta, solve
 from ...solvers.registry import get_method, method_label, method_names, run_label
 from .. import figures as F
 from .. import static
-from ._widgets import esc, figure_widget, status_box, status_kind, update_figure
+from ._widgets import (
+    check_reference,
+    esc,
+    figure_widget,
+    status_box,
+    status_kind,
+    update_figure,
+    view_fstar,
+)
 from .controls import (
     CONTROLS,
     build_controls,
@@ -89,12 +99,10 @@ class Explorer(widgets.VBox):
     def __init__(self, problem=None, method="svrgsp+", *, s=None, eta=None, J=None, m=6,
                  batch_size=None, inner=None, n=500, d=1000, noise=0.01, seed=0,
                  max_iter=None, max_passes=None, tol=None, ftol=None, patience=None,
-                 x="passes", debounce=0.1, reference="grasp", cost=None, max_rows=60):
+                 x="passes", debounce=0.1, reference="exact", cost=None, max_rows=60):
         # everything is checked before any widget exists (solve's own checks and errors)
         method = get_method(method).name
-        if reference not in ("grasp", None):
-            raise ValueError("reference must be 'grasp' (a separate GraSP run may give F*) or "
-                             "None (F* = the lowest objective of the runs shown)")
+        check_reference(reference)
         if x not in ("passes", "time", "iteration"):
             raise ValueError(f"x must be 'passes', 'time' or 'iteration', got {x!r}")
         rule = stopping(max_passes=max_passes, tol=tol, ftol=ftol, patience=patience,
@@ -124,7 +132,6 @@ class Explorer(widgets.VBox):
         self.last_duration = math.nan
         self._lock = threading.Lock()
         self._problems = OrderedDict()
-        self._refs = OrderedDict()
         self._quiet = 0
         self._shown_key = None
         self._eta_default = eta is None  # the slider sits on the method's default step
@@ -147,6 +154,10 @@ class Explorer(widgets.VBox):
         self.sliders = {k: w for k, w in self.controls.items()
                         if not isinstance(w, widgets.Dropdown)}
         self.reading_note = widgets.HTML(reading_note(params.inner))
+        self.eta_reset = widgets.Button(
+            description="default η", tooltip="back to the method's default step size (the "
+            "default rule, with its safeguard)", layout=widgets.Layout(width="96px"))
+        self.eta_reset.on_click(lambda _: self.reset_eta())
         if self._fixed is not None:
             for c in CONTROLS:
                 if c.problem:
@@ -178,6 +189,7 @@ class Explorer(widgets.VBox):
         for c in CONTROLS:
             rows.setdefault(c.row, []).append(self.controls[c.key])
         rows[0].insert(0, self.method)
+        rows[0].insert(rows[0].index(self.controls["eta"]) + 1, self.eta_reset)
         reading_row = next(c.row for c in CONTROLS if c.key == "inner")
         rows[reading_row].append(self.reading_note)
         self._panel = widgets.VBox([widgets.HBox(rows[r],
@@ -229,26 +241,25 @@ class Explorer(widgets.VBox):
                     self._problems.popitem(last=False)
         return prob, key
 
-    def _reference(self, prob, key, s):
-        if self.reference is None:
-            return None
-        rkey = (key, s)
-        with self._lock:
-            ref = self._refs.get(rkey)
-        if ref is None:
-            ref = solve(prob, "grasp", s=s, warn=False).trace
-            with self._lock:
-                self._refs[rkey] = ref
-                while len(self._refs) > 8:
-                    self._refs.popitem(last=False)
-        return ref
-
     # -- observers ----------------------------------------------------------------------------
     def _sync_enabled(self):
         spec = get_method(self.method.value)
         for c in CONTROLS:
             if c.uses is not None:
                 self.controls[c.key].disabled = not c.used_by(spec)
+        if hasattr(self, "eta_reset"):
+            self.eta_reset.disabled = not spec.has_step
+
+    def reset_eta(self):
+        """Back to the method's default step size: the eta slider moves to it and the run is
+        solved with the default rule (and its safeguard) again; the status line says
+        ``η (default rule)``."""
+        self._quiet += 1
+        try:
+            self._defaults_changed()
+        finally:
+            self._quiet -= 1
+        self.request()
 
     def _follow_ranges(self):
         """Keep the slider ranges consistent with each other: ``s <= d``, ``m <= J``,
@@ -303,6 +314,11 @@ class Explorer(widgets.VBox):
             return
         owner = change["owner"]
         if owner is self.controls["eta"]:
+            old, new = change.get("old"), change["new"]
+            if (self._eta_default and old and new and old > 0 and new > 0
+                    and abs(math.log(new / old)) < 1e-6):
+                # the page echoing the default value back, rounded: nobody chose a step size
+                return
             self._eta_default = False  # the learner chose a step size
         if owner in (self.controls["J"], self.controls["n"], self.controls["d"]):
             self._quiet += 1
@@ -342,24 +358,26 @@ class Explorer(widgets.VBox):
             kw.pop("eta", None)  # the default rule, with its safeguard
         res = solve(prob, method, warn=False, **self.rule, **kw)
         prev_good = self.result if self._shown_key == key and self.result is not None else None
+        if prev_good is not None and _same_run(prev_good, res):
+            prev_good = None  # the same run again: one curve, not a "previous" twin
         out = {"params": params, "result": res, "problem": prob, "key": key, "t0": t0,
                "specs": None}
-        ref = self._reference(prob, key, kw["s"])
         if res.status == 2:
             # drawn dotted next to the last run that did not diverge; the raster and the
             # timeline keep showing that run (or the diverged one when there is none)
-            out["specs"] = {"convergence": self._convergence(prev_good, res, ref)}
+            out["specs"] = {"convergence": self._convergence(prev_good, res, prob)}
             if self.result is None:
                 out["specs"].update(self._moments(res))
             return out
         out["previous"] = prev_good
-        out["specs"] = {"convergence": self._convergence(prev_good, res, ref),
+        out["specs"] = {"convergence": self._convergence(prev_good, res, prob),
                         **self._moments(res)}
         return out
 
-    def _convergence(self, prev, res, ref):
+    def _convergence(self, prev, res, prob):
         runs = [prev, res] if prev is not None else [res]
-        conv = F.convergence_spec(runs, x=self.x, y="both", fstar=ref)
+        fstar = view_fstar(prob, runs, self.reference)
+        conv = F.convergence_spec(runs, x=self.x, y="both", fstar=fstar)
         if prev is None:
             conv["data"] = [_blank(t) for t in conv["data"]] + conv["data"]
         else:
@@ -457,8 +475,9 @@ class Explorer(widgets.VBox):
             parts += [f"s* = {s_star}", f"s/s* = {s / s_star:.2g}"]
         if get_method(res.method).readings:
             parts.append(f"inner = {meta.get('inner')}")
-        chosen = "default" if meta.get("eta_rule") == "default" else "chosen"
-        parts.append(f"η = {meta['eta']:.3g} ({chosen})")
+        if get_method(res.method).has_step:
+            chosen = "default rule" if meta.get("eta_rule") == "default" else "chosen"
+            parts.append(f"η = {meta['eta']:.3g} ({chosen})")
         html = "<br>" + " · ".join(esc(p) for p in parts)
         for w in self.warnings:
             html += f"<br>⚠ {esc(w)}"
@@ -527,6 +546,16 @@ class Explorer(widgets.VBox):
         return static.explorer_bundle(self, super()._repr_mimebundle_(**kwargs))
 
 
+def _same_run(a, b):
+    """Whether ``b`` repeats ``a``: the same iterates with nothing told apart in the legend
+    (e.g. the page echoing a slider value back, rounded).  Identical runs whose settings
+    differ (m on T) stay side by side: that they coincide is the lesson."""
+    if a.method != b.method or not same_iterates(a.trace, b.trace):
+        return False
+    la, lb = (re.sub(r" #\d+$", "", lab) for lab in F.run_labels([a, b]))
+    return la == lb
+
+
 def _control(key):
     return next(c for c in CONTROLS if c.key == key)
 
@@ -566,7 +595,8 @@ def explore(problem=None, method="svrgsp+", **kwargs):
         ``tol``, ``ftol``, ``patience``, ``max_iter``; defaults
         :data:`~rgrasp_viz.viz.dashboards.controls.STOPPING`), ``x`` (convergence axis),
         ``debounce`` (seconds, default 0.1; 0 solves synchronously in the caller's thread),
-        ``reference`` (``"grasp"``: a separate GraSP run may give F*, or None: the lowest
+        ``reference`` (``"exact"``: F* from the shared reference without a re-run, below
+        every run shown, see :func:`rgrasp_viz.reference.reference`; or None: the lowest
         objective of the runs shown), ``cost`` (thresholding cost model, see
         :func:`~rgrasp_viz.analysis.threshold_share`; default None or False: not estimated,
         since a share of measured solver time moves with the machine's load; pass e.g.
