@@ -26,7 +26,7 @@ from ._widgets import (
     update_figure,
     view_fstar,
 )
-from .controls import default_reading, reading_control, stopping, stopping_text
+from .controls import M_TOOLTIP, default_reading, reading_control, stopping, stopping_text
 from .debounce import Debouncer
 
 __all__ = ["Comparison", "compare"]
@@ -127,7 +127,7 @@ class Comparison(widgets.VBox):
                                           description="m", disabled=not uses_m,
                                           style={"description_width": "64px"},
                                           layout=widgets.Layout(width="330px"))
-        self.m_slider.tooltip = "SVRGSP+: H_|T| per epoch"
+        self.m_slider.tooltip = M_TOOLTIP
         self.status = widgets.HTML()
         out = self._compute({"inner": self.reading.value, "m": self.m_slider.value})
         self._take(out)

@@ -20,8 +20,9 @@ import ipywidgets as widgets
 from ...solvers import solve
 from ...solvers.registry import READINGS, normalize_reading
 
-__all__ = ["CONTROLS", "STOPPING", "Control", "build_controls", "default_reading", "eta_range",
-           "reading_control", "reading_note", "solve_kwargs", "stopping", "stopping_text"]
+__all__ = ["CONTROLS", "M_TOOLTIP", "STOPPING", "Control", "build_controls", "default_reading",
+           "eta_range", "reading_control", "reading_note", "solve_kwargs", "stopping",
+           "stopping_text"]
 
 
 STOPPING = {"max_passes": 100.0, "tol": 1e-7, "ftol": 1e-6, "patience": 5, "max_iter": 10_000}
@@ -130,6 +131,11 @@ class Control:
         return self.uses is None or bool(self.uses(spec))
 
 
+M_TOOLTIP = ("SVRGSP+: H_|T| every ceil(J/m) inner steps, i.e. floor(J/ceil(J/m)) cuts per "
+             "epoch (m = 6 gives 5 or 6 cuts depending on J)")
+"""The tooltip of every ``m`` control (one wording for the explorer and the comparison)."""
+
+
 def _reading_options(problem, value):
     return {"options": [(key + (" (ours)" if r.ours else " (Algorithm 2)"), key)
                         for key, r in READINGS.items()]}
@@ -144,7 +150,7 @@ CONTROLS = (
             uses=lambda spec: spec.epoch,
             bounds=lambda p, v: {"min": min(10, int(v)), "max": max(10 * p.n, int(v)),
                                  "step": 10 if int(v) % 10 == 0 else 1}),
-    Control("m", "int", "SVRGSP+: H_|T| per epoch", 1, solve_key="m",
+    Control("m", "int", M_TOOLTIP, 1, solve_key="m",
             uses=lambda spec: spec.uses_m,
             bounds=lambda p, v: {"min": 1, "max": max(30, int(v))}),
     Control("batch_size", "int", "SG-HT: samples per mini-batch", 1, solve_key="batch_size",
