@@ -781,6 +781,15 @@ def _state_diff(name: str, page: dict, fresh: dict) -> list[str]:
     return out
 
 
+HEIGHTS_JS = """(cls) => {
+  const root = document.querySelector('.' + cls);
+  if (!root) return [];
+  return [...root.querySelectorAll('.js-plotly-plot')].map((el, i) => ({
+    index: i, box: el.getBoundingClientRect().height,
+    layout: el._fullLayout ? el._fullLayout.height : 0}));
+}"""
+
+
 class DashboardPage:
     """One dashboard (with its mirror) on a page: drive it, wait for Python, compare."""
 
@@ -899,6 +908,27 @@ class DashboardPage:
             f"{per_figure}\n")
         return fps
 
+    def check_heights(self, what: str) -> None:
+        """Every figure of the dashboard is drawn with a height > 0 (in the page's box and in
+        plotly.js's layout): compare's coefficient panels once collapsed to 0 after Play."""
+        got = self.page.evaluate(HEIGHTS_JS, DASHBOARD_CLASS[self.name])
+        assert got, f"{self.label} ({what}): no figure"
+        flat = [h for h in got if not (h["box"] > 0 and h["layout"] > 0)]
+        assert not flat, f"{self.label} ({what}): figures drawn with height 0: {flat}"
+        self.checked.append(f"{what}: {len(got)} figures drawn, heights "
+                            f"{min(h['box'] for h in got):.0f}+ px")
+
+    def play_several_times(self, times: int = 3, seconds: float = 1.5) -> None:
+        """Press Play and pause ``times`` times; after each, every figure has a height."""
+        play = self.root.locator(".widget-play button").first
+        for k in range(1, times + 1):
+            play.click()
+            self.page.wait_for_timeout(int(1000 * seconds))
+            self.check_heights(f"during play {k}")
+            play.click()
+            self.page.wait_for_timeout(500)
+            self.check_heights(f"after play {k}")
+
     def shot(self, tag: str) -> Path:
         path = self.tmp_path / f"{self.label}-{re.sub(r'[^a-z0-9]+', '-', tag.lower())}.png"
         self.root.screenshot(path=str(path))
@@ -956,6 +986,8 @@ def _drive(dash: DashboardPage) -> None:
             dash.check_layout("after 3 changes")
     if dash.name in ("play", "compare"):
         dash.measure_playback()
+    if dash.name == "compare":
+        dash.play_several_times()
 
 
 @pytest.fixture(scope="module")

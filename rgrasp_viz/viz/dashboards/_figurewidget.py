@@ -20,7 +20,8 @@ same as a fresh render of the figure Python holds.  A view that appears later (o
 message) asks the kernel for the whole figure.  plotly.js (the copy plotly.py ships) is loaded
 once per page and shared by all figures: the first figure of a kernel carries it, and a page
 without that figure asks the kernel for it.  The figure follows the width of its cell (a
-``ResizeObserver`` redraws it when the cell is laid out or resized).
+``ResizeObserver`` resizes it when the cell's width changes, in the same loop as the draws:
+never while ``Plotly.react`` is drawing).
 
 Replays (:meth:`LiveFigure.set_frames`): a player's figures change at every tick of a Play
 widget, faster than a round trip through a busy kernel allows.  The page therefore holds the
@@ -175,21 +176,31 @@ async function render({ model, el, host }) {
     el.dataset.rgraspDraws = String(Number(el.dataset.rgraspDraws || 0) + 1);
   };
   let alive = true;
+  let resizeWanted = false;  // the cell's width changed: resize once the drawing is done
   const plotlyReady = plotlyFor(model);
-  // draw the latest state; changes that arrive meanwhile are drawn once, afterwards
+  // draw the latest state; changes that arrive meanwhile are drawn once, afterwards.  A
+  // resize runs in the same loop, never during a Plotly.react: measured mid-draw, the
+  // figure's box can be momentarily collapsed, and a resize read then kept a figure at
+  // height 0 (compare's coefficient panels, once, after the first play)
   const draw = async () => {
     if (drawing) return;
     drawing = true;
     try {
       const Plotly = await plotlyReady;
-      while (alive && drawnVersion !== version) {
-        const v = version;
-        const t0 = performance.now();
-        await Plotly.react(el, fig.data.slice(), fig.layout, CONFIG);
-        lastDrawMs = performance.now() - t0;
-        drawnVersion = v;
-        el.dataset.rgraspSeq = String(fig.seq);
-        marked(lastDrawMs);
+      while (alive && (drawnVersion !== version || resizeWanted)) {
+        if (drawnVersion !== version) {
+          const v = version;
+          const t0 = performance.now();
+          await Plotly.react(el, fig.data.slice(), fig.layout, CONFIG);
+          lastDrawMs = performance.now() - t0;
+          drawnVersion = v;
+          el.dataset.rgraspSeq = String(fig.seq);
+          marked(lastDrawMs);
+        } else {
+          resizeWanted = false;
+          if (el._fullLayout && el.clientWidth) await Plotly.Plots.resize(el);
+        }
+        if (el._fullLayout) el.dataset.rgraspHeight = String(el._fullLayout.height);
       }
     } catch (e) {
       console.error(e);
@@ -220,7 +231,7 @@ async function render({ model, el, host }) {
   // a frame that changes only the layout (a replay's cursor line): Plotly.relayout redraws
   // what changed, where Plotly.react would redraw the whole figure (about 40x slower here)
   const relayoutOnly = (patch) => {
-    if (drawing || drawnVersion !== version || !el._fullLayout) return false;
+    if (drawing || resizeWanted || drawnVersion !== version || !el._fullLayout) return false;
     version += 1;
     const v = version;
     drawing = true;
@@ -344,7 +355,9 @@ async function render({ model, el, host }) {
   model.send({kind: "rgrasp-sync"});
   if (model.get("_rg_frames_count") > 0) onFramesKey();
 
-  // follow the width of the cell: drawn before it was laid out, plotly.js falls back to 700 px
+  // follow the width of the cell: drawn before it was laid out, plotly.js falls back to 700 px.
+  // Only a new width resizes (a height change is the figure's own drawing), and the resize
+  // waits for the draw loop (see draw)
   let lastWidth = 0;
   let queued = false;
   const observer = new ResizeObserver(() => {
@@ -353,10 +366,11 @@ async function render({ model, el, host }) {
     queued = true;
     requestAnimationFrame(() => {
       queued = false;
-      lastWidth = el.clientWidth;
-      plotlyReady.then((Plotly) => {
-        if (alive && el._fullLayout) Plotly.Plots.resize(el);
-      }).catch(() => {});
+      const now = el.clientWidth;
+      if (!alive || !now || now === lastWidth) return;
+      lastWidth = now;
+      resizeWanted = true;
+      draw();
     });
   });
   observer.observe(el);
