@@ -293,6 +293,9 @@ def test_replay_steps_send_no_figure_the_page_draws_its_frames(recorded):
     assert all(msgs == [] for msgs in sent.values())
     t, step = pl.frame
     fresh = F.coefficients_spec(recorded, t, step, ymax=F.coefficient_range(recorded))
+    # the builder's output, its title led by the status line
+    fresh["layout"]["title"] = pl._coefficients(pl.slider.value)["layout"]["title"]
+    assert pl.label.value in fresh["layout"]["title"]["text"]
     got = pl.fig_coefficients.to_plotly_json()
     for a, b in zip(pl.fig_coefficients.data, fresh["data"], strict=True):
         np.testing.assert_array_equal(np.asarray(a.x, float), np.asarray(b["x"], float))
@@ -498,6 +501,14 @@ def test_play_steps_through_inner_iterates(recorded):
     assert f"{n_thr:,} hard thresholdings so far" in pl.label.value
     for fw in (pl.fig_coefficients, pl.fig_support, pl.fig_progress):
         assert not fw.frames
+    # the page shows the status line as the coefficients figure's title, part of each frame:
+    # drawn in the same step as the figures, never lagging them (no separate HTML label)
+    assert pl.label not in pl.children
+    for k in (0, pl.frames.index((2, 80)), len(pl.frames) - 1):
+        pl.slider.value = k
+        assert pl.fig_coefficients.layout.title.text.startswith(pl.label.value)
+        assert pl.fig_coefficients.frame_patch(k)["layout"]["title"]["text"].startswith(
+            pl.label.value)
 
 
 def test_play_without_iterates_steps_through_outer_iterations():

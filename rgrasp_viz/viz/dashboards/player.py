@@ -25,7 +25,9 @@ class Player(widgets.VBox):
         Frame index (description ``"step"``).
     prev_button, next_button : ipywidgets.Button
     label : ipywidgets.HTML
-        Where the replay is: iteration, inner step, passes, thresholdings so far.
+        Where the replay is: iteration, inner step, passes, thresholdings so far (for Python;
+        the page shows the same line as the title of :attr:`fig_coefficients`, drawn with
+        each frame, so it never lags the figures).
     fig_coefficients, fig_support, fig_progress : plotly.graph_objects.FigureWidget
         ``|x|`` with threshold, ``x*`` and ``Z``; the support raster with a moving cursor;
         the objective so far.
@@ -55,15 +57,14 @@ class Player(widgets.VBox):
         self.label = widgets.HTML()
         t, step = self.frames[start]
         self._ymax = F.coefficient_range(self.trace)  # the |x| axis stays put
-        self.fig_coefficients = figure_widget(
-            F.coefficients_spec(self.trace, t, step, ymax=self._ymax))
+        self.fig_coefficients = figure_widget(self._coefficients(start))
         raster = F.support_raster_spec(self.trace, max_rows=max_rows,
                                        cursor=frame_iteration(self.trace, t, step))
         self.fig_support = figure_widget(raster)
         self.fig_progress = figure_widget(F.progress_spec(self.trace, t, step))
         n = len(self.frames)
-        self.fig_coefficients.set_frames(n, lambda i: spec_patch(
-            F.coefficients_spec(self.trace, *self.frames[i], ymax=self._ymax)), self.slider)
+        self.fig_coefficients.set_frames(n, lambda i: spec_patch(self._coefficients(i)),
+                                         self.slider)
         self.fig_progress.set_frames(n, lambda i: spec_patch(
             F.progress_spec(self.trace, *self.frames[i])), self.slider)
         self.fig_support.set_frames(n, lambda i: {"layout": {"shapes": F.with_cursor(
@@ -73,11 +74,13 @@ class Player(widgets.VBox):
         self._link = link_replay(self.play, self.slider, self._update_label)
         hint = "" if self.trace.has_iterates else (
             " (outer iterations only: solve with record_iterates=True to replay inner steps)")
+        # the status line is the title of the coefficients figure, drawn with each frame (an
+        # HTML label updated by the kernel lagged behind the figures the page draws itself)
         self.children = [
             widgets.HBox([self.play, self.prev_button, self.next_button, self.slider]),
             widgets.HTML(f"<small>{method_label(self.trace.method)} — "
                          f"{len(self.frames)} frames{esc(hint)}</small>"),
-            self.label, self.fig_coefficients, self.fig_progress, self.fig_support]
+            self.fig_coefficients, self.fig_progress, self.fig_support]
         self.add_class("rgrasp-play")
 
     @property
@@ -94,13 +97,27 @@ class Player(widgets.VBox):
         """
         self.slider.value = int(min(max(self.slider.value + k, 0), len(self.frames) - 1))
 
-    def _update_label(self, i):
+    def _status(self, i):
+        """The status line of frame ``i`` (HTML): where the replay is, passes, thresholdings
+        so far."""
         t, step = self.frames[i]
         pos = self.frame_passes[i]
         n_thr = thresholds_until(self.trace, pos, t, step, self._ev_pos)
         where = f"x<sup>{t}</sup>" if step is None else f"iteration {t}, inner step {step}"
-        self.label.value = (f"<b>{where}</b> · {pos:.3g} passes · {n_thr:,} hard "
-                            f"thresholdings so far")
+        return f"<b>{where}</b> · {pos:.3g} passes · {n_thr:,} hard thresholdings so far"
+
+    def _coefficients(self, i):
+        """The coefficients figure of frame ``i``, its title led by the status line (so the
+        page draws both in one step)."""
+        spec = F.coefficients_spec(self.trace, *self.frames[i], ymax=self._ymax)
+        title = spec["layout"]["title"]["text"].replace("<br><sup>", " · ", 1)
+        title = title.replace("</sup>", "")
+        spec["layout"]["title"] = {**spec["layout"]["title"],
+                                   "text": f"{self._status(i)}<br><sup>{title}</sup>"}
+        return spec
+
+    def _update_label(self, i):
+        self.label.value = self._status(i)
 
     def _repr_mimebundle_(self, **kwargs):
         """The live widget, plus a static copy of the figures for pages without a kernel
