@@ -267,3 +267,23 @@ def test_default_animation_fits_a_slide(tmp_path, chromium_path, monkeypatch):
     assert 2 <= anim.seconds <= 10
     assert anim.nbytes < 5e6
     print(f"\ndefault animation: {anim}")
+
+
+def test_objective_panel_draws_no_straight_line_between_epoch_ends(pair):
+    """The GIF's unexplained diagonal was the progress panel's faint "whole run" line, which
+    joins only the ends of epochs (over one epoch: a straight line from F(x^0) to F(x^1)).
+    Frames draw the recorded objective so far, on one fixed log scale."""
+    res = pair[1]
+    states, _ = A.animation_frames([res], max_frames=12)
+    panels = A._Panels(res.trace, ("objective",), [s[0] for s in states], 2.0, 10)
+    ranges = set()
+    for (t, step), in states:
+        (spec,) = panels.row(t, step)
+        roles = [(d.get("meta") or {}).get("role") for d in spec["data"]]
+        assert "whole" not in roles and "so_far" in roles
+        ranges.add(tuple(spec["layout"]["yaxis"]["range"]))
+    assert len(ranges) == 1  # the axis does not jump between frames
+    lo, hi = ranges.pop()
+    f = res.trace.objective
+    assert lo <= np.log10(f.min()) and hi >= np.log10(f.max())
+    assert "objective" in A._FOOTER

@@ -981,6 +981,8 @@ def test_explore_share_of_time_is_not_estimated_from_timings():
         meta = dash.fig_timeline.layout.meta
         before = (json.dumps(meta["share"], default=str), meta["share_source"])
         assert "not estimated" in meta["share_source"]
+        # what travels to the page is standard JSON (a NaN made jupyter_client warn in it)
+        json.dumps(dash.fig_timeline.to_plotly_json()["layout"]["meta"], allow_nan=False)
         for m in (3, 9):  # m is not SVRGHT's: the same run again
             dash.sliders["m"].value = m
             assert rv.analysis.same_iterates(dash.result, dash.last_result)

@@ -296,6 +296,7 @@ def compose(grid, *, widths=None, row_height=300, width=960, title=None, footer=
 # -- frames of runs ----------------------------------------------------------------------------
 
 _FOOTER = {
+    "objective": "objective: F at every recorded moment so far (the dot: now)",
     "coefficients": "|x_j| (filled: j in supp x*) · black ticks: |x*_j| · dashed red: "
                     "s-th largest |x_j|, what H_s keeps",
     "support": "support: green kept, true · orange kept, false · blue in T, cut · "
@@ -326,6 +327,12 @@ class _Panels:
         xt = np.abs(np.asarray(trace.x_true, dtype=np.float64))
         peak = max(peak, float(xt.max(initial=0.0)))
         self.coef_range = [0.0, 1.08 * peak if peak > 0 else 1.0]
+        # one objective scale too (log10), from every value the run recorded
+        f = np.concatenate([np.asarray(trace.objective, dtype=np.float64),
+                            np.asarray(trace.ck_objective, dtype=np.float64)])
+        f = f[np.isfinite(f) & (f > 0)]
+        self.obj_range = ([float(np.log10(f.min())) - 0.05, float(np.log10(f.max())) + 0.05]
+                          if f.size else None)
 
     def row(self, t, step):
         out = []
@@ -342,8 +349,15 @@ class _Panels:
                                                           "title": {"text": title}}}
             else:
                 spec = F.progress_spec(self.trace, t, step)
+                # no faint "whole run" line: it joins the ends of the epochs only, and over one
+                # epoch it was an unexplained straight diagonal from F(x^0) to F(x^1)
+                spec["data"] = [tr for tr in spec["data"]
+                                if (tr.get("meta") or {}).get("role") != "whole"]
                 spec["layout"]["xaxis"] = {**spec["layout"]["xaxis"],
                                            "range": [0, 1.02 * self.top]}
+                if self.obj_range is not None:
+                    spec["layout"]["yaxis"] = {**spec["layout"]["yaxis"],
+                                               "range": self.obj_range, "autorange": False}
             out.append(spec)
         return out
 

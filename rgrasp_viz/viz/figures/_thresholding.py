@@ -116,13 +116,19 @@ def threshold_timeline_spec(traces, x="passes", cost=None, max_marks=None):
         yaxis2={"domain": [0, 0.38], "type": "log", "title": {"text": "count so far"},
                 "exponentformat": "power"},
         xaxis3={"domain": [0.8, 1], "anchor": "y3", "range": [0, 125],
-                "tickvals": [0, 50, 100], "title": {"text": "% of time (est.)"}},
+                "tickvals": [0, 50, 100],
+                "title": {"text": "% of time (est.)" if estimated else "% of time: not estimated"}},
         yaxis3={"domain": [0.45, 1], "anchor": "x3", **lane_axis, "showticklabels": False},
         legend=LEGEND,
+        # None, not NaN, where nothing was estimated: the layout travels to the page as JSON
         meta={"share_source": src,
-              "share": [{k: v for k, v in s.items() if k != "per_op"}
+              "share": [{k: _json_number(v) for k, v in s.items() if k != "per_op"}
                         | {"per_op": {str(k): v for k, v in s["per_op"].items()}}
                         for s in shares], "x": x}))
+
+
+def _json_number(v):
+    return None if isinstance(v, float) and not math.isfinite(v) else v
 
 
 def threshold_timeline(traces, x="passes", cost=None, max_marks=None):
