@@ -54,13 +54,15 @@ class Explorer(widgets.VBox):
 
     Build it with :func:`explore`.  Every change of a widget re-solves (debounced, stale
     results dropped) and redraws the convergence plot (current run, plus the previous run on
-    the same problem, dotted, with the parameter that differs in the legend), the support
-    raster and the thresholding timeline of the current run.  The status line says what the
+    the same problem, dotted, with the parameter that differs in the legend -- not when it
+    repeats the current run), the support raster and the thresholding timeline of the
+    current run.  Gaps are measured against an ``F*`` below every run shown
+    (:func:`~rgrasp_viz.viz.dashboards._widgets.view_fstar`).  The status line says what the
     run did: its status (green only when CONVERGED), ``s``, ``s*`` and ``s/s*`` (with a
-    warning when ``s < s*`` or when the ``d`` slider changed ``s*``), and the halvings of a
-    default step size.  A diverged run is drawn dotted next to the last run that did not
-    diverge.  Every method stops by the same rule
-    (:data:`~rgrasp_viz.viz.dashboards.controls.STOPPING`).  The controls come from
+    warning when ``s < s*`` or when the ``d`` slider changed ``s*``), ``η`` with
+    ``(default rule)`` or ``(chosen)``, and the halvings of a default step size.  A diverged
+    run is drawn dotted next to the last run that did not diverge.  Every method stops by
+    the same rule (:data:`~rgrasp_viz.viz.dashboards.controls.STOPPING`).  The controls come from
     :data:`~rgrasp_viz.viz.dashboards.controls.CONTROLS`; those the current method does not
     use are disabled; the reading control (``"inner"``) has its explanation next to it.
 
@@ -76,6 +78,8 @@ class Explorer(widgets.VBox):
         The sliders among :attr:`controls` (all but ``"inner"``).
     reading_note : ipywidgets.HTML
         The one-line explanation of the reading chosen in ``controls["inner"]``.
+    eta_reset : ipywidgets.Button
+        "default η": back to the method's default step size (:meth:`reset_eta`).
     status : ipywidgets.HTML
         Outcome of the last solve (status, s and s*, warnings, divergence or error message).
     fig_convergence, fig_raster, fig_timeline : plotly.graph_objects.FigureWidget
