@@ -23,7 +23,8 @@ including when A reaches it and B never does; *contradicted* when some B reaches
 than that (including when B reaches it and A never does); *not shown* when no B reaches it
 and some A does not either.  For a claim not shown, the numbers compare each side's best
 relative gap (and estimation error) at the end of its budget and at *matched* passes (the
-largest pass count, or seconds, every run involved reached), so that the reader sees which
+largest pass count, or seconds, every run involved reached; a run that stopped at a fixed
+point counts as reaching any), so that the reader sees which
 way the evidence leans (``lean``).  Two runs with the same iterates (:func:`same_iterates`:
 the same support at every outer iteration and objectives equal within ``IDENTICAL_RTOL``) are
 never "faster" than each other.
@@ -39,6 +40,7 @@ import numpy as np
 from ..analysis import IDENTICAL_RTOL, first_crossing, same_iterates
 from ..reference import Reference
 from ..solvers.registry import get_method, method_label, method_names, run_label
+from ..solvers.status import Status
 
 __all__ = [
     "BASELINES",
@@ -89,8 +91,12 @@ OTHER_METHODS = tuple(m for m in _PAPER if m not in VR_METHODS)
 GAP_LEVELS = (1e-1, 1e-2, 1e-3)
 """Levels of the relative gap ``(F - F*) / F*`` reported for every run (``claims.md``)."""
 
-TARGET_LEVEL = 1e-3
-"""The relative-gap level the speed claims use (the tightest of :data:`GAP_LEVELS`)."""
+TARGET_LEVEL = 1e-1
+"""The relative-gap level the speed claims use: ``F <= 1.1 F*``.  The problem is non-convex and
+every method ends on its own support; the tighter levels are reached, within a budget of
+minutes at the paper's size, by few runs besides the one that gives ``F*``, so a claim judged
+there would mostly read "not shown within the budget".  ``claims.md`` reports the passes to
+every level of :data:`GAP_LEVELS` for every run."""
 
 FSTAR_GUARD = 1e-6
 """When ``F* < FSTAR_GUARD * (F(x0) - F*)`` (``F* ~ 0``: an exact fit), the relative gap
@@ -213,7 +219,10 @@ def _unit(axis):
 def _compare(ctx, a_list, b_list, axis, metric):
     """Each side's best value at the end of its budget and at matched ``axis`` values."""
     needed = list(a_list) + list(b_list)
-    matched = min(float(ctx.x(m, axis)[-1]) for m in needed)
+    # a run that stopped at a fixed point stays there: it does not shorten the matched range
+    ends = [float(ctx.x(m, axis)[-1]) for m in needed
+            if int(ctx.traces[m].meta.get("status", -1)) != Status.CONVERGED]
+    matched = min(ends) if ends else max(float(ctx.x(m, axis)[-1]) for m in needed)
     out = {"matched_at": matched, "at_budget": {}, "at_matched": {}}
     metrics = ["gap"] + (["error"] if ctx.has_truth else [])
     for mt in metrics:
