@@ -493,10 +493,11 @@ def test_quick_command_end_to_end(tmp_path):
     assert r.stderr.count("/6] ") == 6 and "[ref]" in r.stderr
     assert sum(line.startswith("[") for line in r.stdout.splitlines()) == len(R.CLAIMS)
     assert "F* = " in r.stdout and "i.e. F <= " in r.stdout
+    assert f"Verdicts: {len(R.CLAIMS)} claims: " in r.stdout
     out = tmp_path / "rgrasp-reproduce" / "fig1-setting1-quick"
     assert f"Wrote 10 files to {out}" in r.stdout
     settings = json.loads((out / "run.json").read_text())
-    assert settings["budget_passes"] == R.PASS_BUDGET["synthetic"]
+    assert settings["budget_passes"] == R.PASS_BUDGET["fig1-setting1"]
     assert settings["inner"] == "paper" and settings["fstar_source"] in r.stdout
     assert sorted(p.name for p in out.parent.iterdir()) == ["fig1-setting1-quick"]
 
