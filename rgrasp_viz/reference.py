@@ -277,7 +277,8 @@ def reference(problem, traces, *, s=None, run=True, budget=None, seed=0, inner="
                                          f"({true_supp.size} nonzeros)",
                                "objective": float(problem.objective(oracle))})
     finite = [c for c in candidates if math.isfinite(c["objective"])]
-    runs_best = {m: best_objective(t)[0] for m, t in ok.items()}
+    runs_best = {m: best_objective(t)[0] for m, t in traces.items()
+                 if math.isfinite(best_objective(t)[0])}  # diverged runs included
     if not finite and not runs_best:
         return Reference(math.nan, "no finite objective (every run diverged)", candidates,
                          err_ref, err_source, run_info)
@@ -289,7 +290,7 @@ def reference(problem, traces, *, s=None, run=True, budget=None, seed=0, inner="
     if runs_best:
         low = min(runs_best, key=runs_best.get)
         if runs_best[low] < fstar:
-            name = _label(low, ok[low])
+            name = _label(low, traces[low])
             if fstar - runs_best[low] <= ROUNDING_RTOL * abs(fstar):
                 why = (f"{source}, lowered by {fstar - runs_best[low]:.1e} (rounding) to the "
                        f"best objective of the run {name}, so that no gap is negative")

@@ -3,8 +3,9 @@
 ``python -m rgrasp_viz reproduce EXPERIMENT [--quick] [--out DIR] [--inner {paper,on_T}] ...``
 (also ``rgrasp-viz reproduce ...``) runs all six methods on one experiment of Shang et al.,
 *Efficient Relaxed Gradient Support Pursuit* (IJCAI 2019), writes interactive figures with
-the paper's axes, the traces and a table saying, for each claim of the paper, whether this
-run supports it.  :func:`run` does the same from Python.
+the paper's axes, the traces and a table giving each claim of the paper a verdict: supported,
+contradicted, not shown within the budget (neither side reached the target; the numbers say
+which way they lean) or n/a.  :func:`run` does the same from Python.
 
 =================== =========== ============================================ ======== ======
 name                paper       data                                         loss     s
@@ -22,8 +23,8 @@ SVRGSP and SVRGSP+ run the paper's Algorithm 2 by default (``inner="paper"``: ``
 
 One job per module:
 
-* :mod:`~rgrasp_viz.reproduce.experiments` — the experiments' data, one budgeted run, the
-  reference run that gives ``F*``;
+* :mod:`~rgrasp_viz.reproduce.experiments` — the experiments' data, their pass budgets, one
+  budgeted run (``F*`` comes from :mod:`rgrasp_viz.reference`, re-exported here);
 * :mod:`~rgrasp_viz.reproduce.tuning` — recorded step-size multipliers and the tuning run;
 * :mod:`~rgrasp_viz.reproduce.claims` — the paper's claims checked on traces (no solving);
 * :mod:`~rgrasp_viz.reproduce.report` — figures, ``claims.md``, ``run.json``, the summary;
