@@ -42,6 +42,10 @@ __all__ = ["CHEAP_EXTRA_PASSES", "REFERENCE_FACTOR", "Reference", "least_squares
 REFERENCE_FACTOR = 10.0
 """With ``run=True`` the reference run gets this many times the budget (``tol = ftol = 0``)."""
 
+ROUNDING_RTOL = 1e-12
+"""A run below every candidate by at most this (relative) is below it by rounding only (e.g. a
+fixed point of FG-HT and the exact fit on its support); the source says so."""
+
 CHEAP_EXTRA_PASSES = 20.0
 """Logistic loss with ``run=False``: the continued run stops this many passes past the budget
 (at most :data:`REFERENCE_FACTOR` times it)."""
@@ -273,7 +277,8 @@ def reference(problem, traces, *, s=None, run=True, budget=None, seed=0, inner="
                                          f"({true_supp.size} nonzeros)",
                                "objective": float(problem.objective(oracle))})
     finite = [c for c in candidates if math.isfinite(c["objective"])]
-    runs_best = {m: best_objective(t)[0] for m, t in ok.items()}
+    runs_best = {m: best_objective(t)[0] for m, t in traces.items()
+                 if math.isfinite(best_objective(t)[0])}  # diverged runs included
     if not finite and not runs_best:
         return Reference(math.nan, "no finite objective (every run diverged)", candidates,
                          err_ref, err_source, run_info)
@@ -285,10 +290,14 @@ def reference(problem, traces, *, s=None, run=True, budget=None, seed=0, inner="
     if runs_best:
         low = min(runs_best, key=runs_best.get)
         if runs_best[low] < fstar:
-            clipped = {"source": f"the best objective of the run {_label(low, ok[low])} "
-                                 "itself (below every reference candidate: F* clipped to it, "
-                                 "so that no gap is negative)",
-                       "objective": runs_best[low]}
+            name = _label(low, traces[low])
+            if fstar - runs_best[low] <= ROUNDING_RTOL * abs(fstar):
+                why = (f"{source}, lowered by {fstar - runs_best[low]:.1e} (rounding) to the "
+                       f"best objective of the run {name}, so that no gap is negative")
+            else:
+                why = (f"the best objective of the run {name} itself (below every reference "
+                       "candidate: F* clipped to it, so that no gap is negative)")
+            clipped = {"source": why, "objective": runs_best[low]}
             candidates.append(clipped)
-            fstar, source = runs_best[low], clipped["source"]
+            fstar, source = runs_best[low], why
     return Reference(fstar, source, candidates, err_ref, err_source, run_info)

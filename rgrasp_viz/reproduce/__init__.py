@@ -3,8 +3,9 @@
 ``python -m rgrasp_viz reproduce EXPERIMENT [--quick] [--out DIR] [--inner {paper,on_T}] ...``
 (also ``rgrasp-viz reproduce ...``) runs all six methods on one experiment of Shang et al.,
 *Efficient Relaxed Gradient Support Pursuit* (IJCAI 2019), writes interactive figures with
-the paper's axes, the traces and a table saying, for each claim of the paper, whether this
-run supports it.  :func:`run` does the same from Python.
+the paper's axes, the traces and a table giving each claim of the paper a verdict: supported,
+contradicted, not shown within the budget (neither side reached the target; the numbers say
+which way they lean) or n/a.  :func:`run` does the same from Python.
 
 =================== =========== ============================================ ======== ======
 name                paper       data                                         loss     s
@@ -22,8 +23,8 @@ SVRGSP and SVRGSP+ run the paper's Algorithm 2 by default (``inner="paper"``: ``
 
 One job per module:
 
-* :mod:`~rgrasp_viz.reproduce.experiments` — the experiments' data, one budgeted run, the
-  reference run that gives ``F*``;
+* :mod:`~rgrasp_viz.reproduce.experiments` — the experiments' data, their pass budgets, one
+  budgeted run (``F*`` comes from :mod:`rgrasp_viz.reference`, re-exported here);
 * :mod:`~rgrasp_viz.reproduce.tuning` — recorded step-size multipliers and the tuning run;
 * :mod:`~rgrasp_viz.reproduce.claims` — the paper's claims checked on traces (no solving);
 * :mod:`~rgrasp_viz.reproduce.report` — figures, ``claims.md``, ``run.json``, the summary;
@@ -37,19 +38,33 @@ from ..solvers.registry import method_label
 from .claims import (
     BASELINES,
     CLAIMS,
+    CONTRADICTED,
+    FSTAR_GUARD,
+    GAP_LEVELS,
     IDENTICAL_RTOL,
+    NA,
+    NOT_SHOWN,
     OTHER_METHODS,
     OURS,
+    PASS_RULE,
+    SUPPORTED,
+    TARGET_CLAIMS,
     TARGET_ERR_FACTOR,
-    TARGET_GAP,
+    TARGET_LEVEL,
     TIME_MARGIN,
+    VERDICTS,
     VR_METHODS,
     Reference,
     evaluate_claims,
     format_claims,
+    format_target_table,
     reach,
+    relative_gap,
     same_iterates,
+    target_table,
     targets_text,
+    verdict_counts,
+    verdict_summary,
 )
 from .command import check_run_args, run
 from .experiments import (
@@ -100,9 +115,18 @@ __all__ = [
     "REFERENCE_FACTOR",
     "RUN_TOL",
     "S_REAL",
+    "CONTRADICTED",
+    "FSTAR_GUARD",
+    "GAP_LEVELS",
+    "NA",
+    "NOT_SHOWN",
+    "PASS_RULE",
+    "SUPPORTED",
+    "TARGET_CLAIMS",
     "TARGET_ERR_FACTOR",
-    "TARGET_GAP",
+    "TARGET_LEVEL",
     "TIME_MARGIN",
+    "VERDICTS",
     "TUNED_FACTORS",
     "TUNE_GRID",
     "TUNE_SEEDS",
@@ -120,19 +144,24 @@ __all__ = [
     "evaluate_claims",
     "factor_key",
     "format_claims",
+    "format_target_table",
     "least_squares_on",
     "pass_budget",
     "print_summary",
     "quick_shape",
     "reach",
     "reference",
+    "relative_gap",
     "run",
     "run_method",
     "same_iterates",
     "standin_problem",
+    "target_table",
     "targets_text",
     "tune",
     "tuned_factor",
+    "verdict_counts",
+    "verdict_summary",
     "warm_up",
 ]
 

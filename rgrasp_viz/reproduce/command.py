@@ -15,7 +15,16 @@ import time
 
 from ..analysis import best_objective
 from ..solvers.registry import get_method, normalize_reading, run_label
-from .claims import TARGET_ERR_FACTOR, TARGET_GAP, evaluate_claims
+from .claims import (
+    FSTAR_GUARD,
+    GAP_LEVELS,
+    PASS_RULE,
+    TARGET_ERR_FACTOR,
+    TARGET_LEVEL,
+    evaluate_claims,
+    target_table,
+    verdict_counts,
+)
 from .experiments import (
     EXPERIMENTS,
     METHODS,
@@ -79,7 +88,7 @@ def check_run_args(experiment, out=None, seed=0, inner="paper", budget=None, dat
     exp = get_experiment(experiment)
     seed = _seed(seed)
     inner = normalize_reading(inner)
-    budget = PASS_BUDGET[exp.kind] if budget is None else _budget(budget)
+    budget = PASS_BUDGET[exp.name] if budget is None else _budget(budget)
     if data_dir is not None and os.path.exists(data_dir) and not os.path.isdir(data_dir):
         raise ValueError(f"data_dir {os.fspath(data_dir)} is a file, not a folder")
     out = check_out(default_out(exp.name, quick) if out is None else out)
@@ -165,11 +174,18 @@ def run(experiment, *, quick=False, out=None, data_dir=None, seed=0, inner="pape
             "loss": exp.loss, "s": info.s, "seed": seed, "inner": inner,
             "inner_is": reading_text(inner),
             "budget_passes": budget, "J": "2n", "m": 6, "x0": 0, "tol": RUN_TOL,
-            "target_gap": TARGET_GAP, "target_err_factor": TARGET_ERR_FACTOR,
+            "targets": {"relative_gap": "(F - F*) / F* (denominator FSTAR_GUARD (F(x0) - F*) "
+                                        "when F* is below it)",
+                        "fstar_guard": FSTAR_GUARD, "relative_gap_levels": list(GAP_LEVELS),
+                        "claims_level": TARGET_LEVEL,
+                        "error": "||x - x*|| / ||x*|| <= target_err_factor x oracle error",
+                        "target_err_factor": TARGET_ERR_FACTOR, "pass_rule": PASS_RULE},
             "fstar": ref.fstar, "fstar_source": ref.source,
             "fstar_below_every_run_by": best_run - ref.fstar,
             "reference": ref.to_dict(), "has_truth": has_truth,
             "methods": method_rows, "tuning": tune_rows,
+            "claims": claims, "verdict_counts": verdict_counts(claims),
+            "targets_reached": target_table(traces, has_truth, ref),
             "versions": traces[METHODS[0]].meta.get("versions"),
         }
         settings["wall_seconds"] = time.perf_counter() - t_start

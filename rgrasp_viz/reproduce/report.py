@@ -21,8 +21,15 @@ from pathlib import Path
 import numpy as np
 
 from .._io import atomic_path, write_text
-from ..solvers.registry import READINGS, run_label
-from .claims import format_claims, targets_text
+from ..solvers.registry import READINGS, get_method, run_label
+from .claims import (
+    PASS_RULE,
+    format_claims,
+    format_target_table,
+    target_table,
+    targets_text,
+    verdict_summary,
+)
 from .experiments import Experiment, ProblemInfo, say
 from .tuning import TUNE_SEED_OFFSET, TUNE_SEEDS
 
@@ -196,17 +203,23 @@ def claims_markdown(exp, quick, info, claims, traces, method_rows, settings, not
     head += [f"Problem: {info.label}; {exp.loss} loss; s = {info.s}; seed {settings['seed']}; "
              f"{reading_text(settings['inner'])}; budget {settings['budget_passes']:g} "
              "effective passes per method.", "", targets_text(traces, reference), ""]
-    head += [format_claims(claims, markdown=True), "", "## F*", ""]
+    head += [format_claims(claims, markdown=True), "", "Verdicts: " + verdict_summary(claims),
+             "", "Counting work: " + PASS_RULE + " GraSP solves its sub-problem exactly and "
+             "has no step size.", "", "## Targets reached", "",
+             format_target_table(target_table(traces, settings["has_truth"], reference),
+                                 markdown=True), "", "## F*", ""]
     head += reference_text(reference)
     head += ["", "## Runs", "",
              "| method | eta (factor) | iterations | passes | seconds | objective | "
              "rel. error | stopped |", "|---|---|---|---|---|---|---|---|"]
     for r in method_rows:
-        head.append(f"| {r['label']} | {r['eta']:.3g} (x{r['factor']:g}) | "
+        step = (f"{r['eta']:.3g} (x{r['factor']:g})" if r["eta"] is not None
+                else "none (no step size)")
+        head.append(f"| {r['label']} | {step} | "
                     f"{r['iterations']} | {r['passes']:.1f} | {r['time']:.3f} | "
                     f"{r['objective']:.6e} | {r['rel_error']:.3e} | {r['status']} |")
     head += ["", "Step-size factors: " + "; ".join(
-        f"{r['label']}: {r['factor_source']}" for r in method_rows)]
+        f"{r['label']}: {r['factor_source']}" for r in method_rows if r["eta"] is not None)]
     if settings["tuning"]:
         head += ["", "## Step-size tuning (this run, seeds "
                  f"{settings['seed'] + TUNE_SEED_OFFSET} + 0..{TUNE_SEEDS - 1})", "",
@@ -233,9 +246,7 @@ def print_summary(report, stream=None):
         print("*** SYNTHETIC STAND-IN, NOT THE REAL DATA ***", file=stream)
     print(targets_text(report.traces, report.reference), file=stream)
     print(format_claims(report.claims), file=stream)
-    held = sum(r["verdict"] == "yes" for r in report.claims)
-    judged = sum(r["verdict"] != "n/a" for r in report.claims)
-    print(f"\n{held} of {judged} checked claims supported by this run.", file=stream)
+    print("\nVerdicts: " + verdict_summary(report.claims), file=stream)
     print(f"Wrote {len(report.files)} files to {os.fspath(report.out)} "
           "(passes.html, time.html, traces/*.npz, claims.md, run.json).", file=stream)
 
@@ -243,7 +254,10 @@ def print_summary(report, stream=None):
 def method_row(method, inner, factor, factor_source, res, budget_text):
     """One ``run.json`` / ``claims.md`` row of a budgeted run."""
     tr = res.trace
-    return {"method": method, "label": run_label(method, inner), "factor": factor,
-            "eta": tr.meta["eta"], "factor_source": factor_source,
+    has_step = get_method(method).has_step  # GraSP has none: no step size is shown
+    return {"method": method, "label": run_label(method, inner),
+            "factor": factor if has_step else None,
+            "eta": tr.meta["eta"] if has_step else None,
+            "factor_source": factor_source if has_step else "no step size",
             "iterations": tr.n_iter, "passes": res.passes, "time": res.time,
             "objective": res.fun, "rel_error": res.rel_error, "status": budget_text}

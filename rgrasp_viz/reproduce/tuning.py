@@ -20,7 +20,7 @@ import numpy as np
 from ..solvers import solve
 from ..solvers.registry import get_method, normalize_reading
 from ..solvers.status import Status
-from .claims import TARGET_GAP, reach
+from .claims import TARGET_LEVEL, reach, relative_gap
 from .experiments import (
     METHODS,
     PASS_BUDGET,
@@ -164,14 +164,15 @@ def tune(experiment, quick=False, seed=0, data_dir=None, inners=("paper",),
     Notes
     -----
     On each tuning problem ``F*`` is the best objective over all its tuning runs (they are
-    compared with each other only) and the target is the claims' ``TARGET_GAP``.  The pick
+    compared with each other only) and the target is the claims' relative gap
+    ``TARGET_LEVEL``.  The pick
     reaches it on every tuning problem, in the fewest passes on the worst of them; among
     factors that do not, the lowest median best gap wins; a factor that diverges on any
     problem never wins.
     """
     exp = get_experiment(experiment)
     inners = tuple(normalize_reading(i) for i in inners)
-    budget = PASS_BUDGET[exp.kind] if budget is None else budget
+    budget = PASS_BUDGET[exp.name] if budget is None else budget
     per_seed = []
     for k in range(n_seeds):
         tseed = seed + TUNE_SEED_OFFSET + k
@@ -193,10 +194,9 @@ def tune(experiment, quick=False, seed=0, data_dir=None, inners=("paper",),
         scores = {}
         for kf, r in runs.items():
             tr = r.trace
-            f0 = float(tr.objective[0]) - fs
-            gap = np.asarray(tr.objective, float) - fs
-            p = reach(tr.passes, gap, TARGET_GAP * f0)
-            best = float(np.nanmin(gap)) / f0 if f0 > 0 else math.nan
+            gap = relative_gap(tr.objective, fs, float(tr.objective[0]))
+            p = reach(tr.passes, gap, TARGET_LEVEL)
+            best = float(np.nanmin(gap)) if np.isfinite(gap).any() else math.nan
             scores[kf] = (p, best, r.status == Status.DIVERGED)
         per_seed.append(scores)
     rows, cands = [], {}
