@@ -126,7 +126,7 @@ def test_notebook_5_cells_draw_the_precomputed_runs(written, tmp_path, monkeypat
     ns = {}
     exec(code[0], ns)  # imports
     section = [s for s in code if "precomputed" in s or "pre.traces" in s or
-               "show_claims" in s]
+               "format_claims" in s]
     assert len(section) == 3
     for src in section:
         exec(src, ns)
@@ -136,5 +136,5 @@ def test_notebook_5_cells_draw_the_precomputed_runs(written, tmp_path, monkeypat
     assert "Passes: A pass is one evaluation" in printed
     pre = ns["full"]["fig1-setting1"]
     for c in pre.claims:
-        assert c["id"] in printed and c["claim"] in printed
+        assert c["id"] in printed and c["claim"] in printed and c["verdict"] in printed
     assert ns["fig"].layout.meta["fstar"] == pre.fstar.value

@@ -27,18 +27,13 @@ import numpy as np
 from .._io import atomic_path
 from ..analysis import FStar
 from ..trace import Trace
+from .claims import PASS_RULE
 
 __all__ = ["MAX_SUPPORTS", "PASS_RULE", "Precomputed", "compact_arrays", "load", "save"]
 
 MAX_SUPPORTS = 40
 """Supports kept per run (evenly spread over its iterations, the first and last always)."""
 
-PASS_RULE = (
-    "A pass is one evaluation of a full or restricted gradient over the n samples; a "
-    "component gradient counts 1/n; an exact restricted solve (GraSP's sub-problem) is "
-    "charged what an iterative solver evaluating restricted gradients spends to reach the "
-    "same accuracy.")
-"""How effective passes are counted, in one sentence (shown next to the verdicts)."""
 
 _FLOATS = ("passes", "time", "objective", "rel_error")
 _INTS = ("support_size", "n_thresholds")
@@ -63,7 +58,8 @@ class Precomputed:
     settings : dict
         Problem, budget, seed, reading, methods' step sizes, wall time of the run.
     pass_rule : str
-        How passes were counted.
+        How passes were counted (:data:`~rgrasp_viz.reproduce.claims.PASS_RULE` when the
+        run was made).
     """
 
     name: str
