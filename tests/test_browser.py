@@ -908,6 +908,19 @@ class DashboardPage:
             f"{per_figure}\n")
         return fps
 
+    def check_first_view(self) -> None:
+        """The explorer opens on one run (no "previous" twin: the page echoing the default
+        step size back re-solved it once) with the default step-size rule, and says so."""
+        self.settle(quiet=1.5)
+        text = self.root.inner_text()
+        assert "(default rule)" in text and "(chosen)" not in text, text[:2000]
+        names = self.page.evaluate(
+            "(cls) => [...document.querySelector('.' + cls).querySelectorAll('.js-plotly-plot')]"
+            ".flatMap((el) => el.data.filter((t) => t.meta && t.meta.role === 'gap' &&"
+            " t.x && t.x.length).map((t) => t.name))", DASHBOARD_CLASS[self.name])
+        assert len(names) == 1 and not names[0].startswith("previous"), names
+        self.checked.append(f"first view: one run ({names[0]}), η (default rule)")
+
     def check_heights(self, what: str) -> None:
         """Every figure of the dashboard is drawn with a height > 0 (in the page's box and in
         plotly.js's layout): compare's coefficient panels once collapsed to 0 after Play."""
@@ -965,6 +978,7 @@ def _drive(dash: DashboardPage) -> None:
     dash.compare("first render")
     dash.check_layout("first render")
     if dash.name == "explore":
+        dash.check_first_view()
         steps = [("eta", dash.press("eta", "ArrowLeft")), ("s", dash.press("s", "ArrowRight")),
                  ("J", dash.press("J", "ArrowRight")), ("m", dash.press("m", "ArrowLeft")),
                  ("reading", dash.pick("inner", "on_T (ours)")),
