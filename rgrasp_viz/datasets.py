@@ -66,6 +66,11 @@ __all__ = [
 #: Environment variable naming the cache directory (overridden by ``data_dir=``).
 DATA_DIR_ENV = "RGRASP_VIZ_DATA"
 
+#: Default bound on the columns :func:`load_svmlight` infers from a file (2**24: wider than
+#: any data set of the paper by a factor of 300; a float64 vector of that length is 128 MiB).
+MAX_FEATURES = 2**24
+_INDEX_LIMIT = 2**31  # scikit-learn's parser overflows on feature indices from here
+
 _CHUNK = 1 << 20  # bytes per read when decompressing
 _TIMEOUT = 600.0  # seconds a download may take in all
 
@@ -285,6 +290,9 @@ def _line_problem(line, zero_based, n_features, state):
             return f"feature index {idx} is invalid (indices start at {lowest})"
         if idx <= last:
             return f"feature index {idx} after {last}: indices must be strictly increasing"
+        if idx >= _INDEX_LIMIT:
+            return (f"feature index {idx} is too large (indices must be below 2**31 = "
+                    f"{_INDEX_LIMIT})")
         if not math.isfinite(val):
             return f"feature value {val_s!r} (index {idx}) is not finite"
         if first < 0:
@@ -299,29 +307,40 @@ def _line_problem(line, zero_based, n_features, state):
     return None
 
 
-def _find_bad_line(path, zero_based, n_features):
-    """``(lineno, reason)`` of the first malformed line of `path`, or None."""
+def _find_bad_line(path, zero_based, n_features, cap=None):
+    """``(lineno, reason)`` of the first malformed line of `path`, or None.
+
+    Indices are judged against `n_features` columns, or, when it is None, against `cap`
+    columns (the bound on an inferred width) if given."""
+    width = n_features if n_features is not None else cap
     state = {}
     with _open_maybe_compressed(path) as fh:
         for lineno, line in enumerate(fh, start=1):
             state["lineno"] = lineno
-            reason = _line_problem(line, zero_based, n_features, state)
+            reason = _line_problem(line, zero_based, width, state)
             if reason is not None:
                 return lineno, reason
-    if n_features is not None:
+    if width is not None:
         one_based = zero_based is False or (zero_based == "auto" and not state.get("has_zero"))
         hit = state.get("first_gt" if one_based else "first_ge")
         if hit is not None:
             lineno, idx = hit
-            top = n_features if one_based else n_features - 1
+            top = width if one_based else width - 1
+            if n_features is not None:
+                return lineno, (
+                    f"feature index {idx} exceeds n_features={n_features} "
+                    f"(largest allowed index: {top})"
+                )
             return lineno, (
-                f"feature index {idx} exceeds n_features={n_features} "
-                f"(largest allowed index: {top})"
+                f"feature index {idx} exceeds the cap of max_features={cap} columns "
+                f"(largest allowed index: {top}): a file naming a huge index would make "
+                "every solve allocate arrays that long; pass n_features=... or a larger "
+                "max_features if the data really is that wide"
             )
     return None
 
 
-def load_svmlight(path, n_features=None, *, zero_based="auto"):
+def load_svmlight(path, n_features=None, *, zero_based="auto", max_features=MAX_FEATURES):
     """Read a LIBSVM/svmlight file into a CSR matrix and a label vector.
 
     Parsing is done by scikit-learn's ``load_svmlight_file`` (the ``data`` extra).
@@ -331,10 +350,16 @@ def load_svmlight(path, n_features=None, *, zero_based="auto"):
     path : str or os.PathLike
         File name; ``.bz2`` and ``.gz`` files are decompressed on the fly.
     n_features : int, optional
-        Number of columns. Default: the largest feature index found in the file.
+        Number of columns; a larger feature index in the file is an error naming its
+        line. Default: the largest feature index found in the file, at most
+        `max_features`.
     zero_based : bool or "auto", default "auto"
         Whether feature indices start at 0. ``"auto"`` treats the file as 1-based (the
         LIBSVM convention) unless some index is 0; ``False`` rejects index 0.
+    max_features : int, default ``MAX_FEATURES`` (2**24)
+        Bound on the number of columns when `n_features` is not given: a file whose
+        largest index is beyond it is an error naming the line, not a matrix whose width
+        makes every later solve allocate gigabytes.
 
     Returns
     -------
@@ -356,8 +381,10 @@ def load_svmlight(path, n_features=None, *, zero_based="auto"):
         If the file is malformed: the message starts with ``"<path>:<line>: "`` and says
         what is wrong with that line (scikit-learn's own errors do not name the line; the
         file is then re-scanned to find it). Non-finite labels or values count as
-        malformed. A file without any sample (empty, or only comments and blank lines) is
-        an error too, naming the file.
+        malformed, and so are feature indices beyond `n_features`, beyond
+        `max_features` (when `n_features` is not given) or of 2**31 and more. A file
+        without any sample (empty, or only comments and blank lines) is an error too,
+        naming the file.
 
     Examples
     --------
@@ -379,11 +406,18 @@ def load_svmlight(path, n_features=None, *, zero_based="auto"):
             raise ValueError(f"n_features must be a positive integer, got {n_features}")
     if zero_based not in (True, False, "auto"):
         raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
+    if isinstance(max_features, (bool, np.bool_)) or not isinstance(max_features,
+                                                                    numbers.Integral):
+        raise TypeError(f"max_features must be a positive integer, got {max_features!r}")
+    if max_features < 1:
+        raise ValueError(f"max_features must be a positive integer, got {max_features}")
     loader = _sklearn_loader()
     try:
         W, y = loader(str(path), n_features=n_features, dtype=np.float64, zero_based=zero_based)
-    except (ValueError, OSError, EOFError, UnicodeError) as exc:
+    except (ValueError, OSError, EOFError, UnicodeError, OverflowError) as exc:
         raise _located_error(path, zero_based, n_features, exc) from exc
+    if n_features is None and W.shape[1] > max_features:
+        raise _located_error(path, zero_based, None, None, cap=int(max_features))
     if W.shape[0] == 0:
         raise ValueError(f"{path}: no samples (the file is empty or holds only comments and "
                          "blank lines)")
@@ -394,10 +428,10 @@ def load_svmlight(path, n_features=None, *, zero_based="auto"):
     return W, np.ascontiguousarray(y, dtype=np.float64)
 
 
-def _located_error(path, zero_based, n_features, exc):
+def _located_error(path, zero_based, n_features, exc, cap=None):
     detail = f" ({type(exc).__name__}: {exc})" if exc is not None else ""
     try:
-        bad = _find_bad_line(path, zero_based, n_features)
+        bad = _find_bad_line(path, zero_based, n_features, cap)
     except (OSError, EOFError) as scan_exc:  # e.g. a corrupt .bz2 stream
         return ValueError(f"{path}: cannot be read as a svmlight file: {scan_exc}")
     if bad is None:

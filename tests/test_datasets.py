@@ -591,3 +591,43 @@ def test_registered_data_sets_have_a_decompression_bound():
         assert spec.max_bytes is not None
         # generous: at least 16 bytes for every cell of a 0.1 % dense matrix
         assert spec.max_bytes >= 16 * spec.n_samples * spec.n_features // 1000
+
+
+# ------------------------------------------------------------- bounded LIBSVM loads
+
+
+def test_huge_feature_index_is_refused_before_any_solve(tmp_path):
+    """A 2-line file naming feature 10^9 would make solve allocate 7.45 GiB per vector."""
+    path = tmp_path / "big.svm"
+    path.write_bytes(b"1 1:1 1000000000:2\n-1 2:1\n")
+    with pytest.raises(ValueError, match=r"big\.svm:1: feature index 1000000000 exceeds the "
+                                         r"cap of max_features=16777216 columns"):
+        load_svmlight(path)
+    with pytest.raises(ValueError, match=r"big\.svm:1: feature index 1000000000 exceeds the cap"):
+        fetch(path)
+    with pytest.raises(ValueError, match=r"big\.svm:1: feature index 1000000000 exceeds "
+                                         r"n_features=10 "):
+        load_svmlight(path, n_features=10)
+    # asked for explicitly, a wide (sparse) matrix is fine
+    W, _ = load_svmlight(path, max_features=10**9)
+    assert W.shape == (2, 10**9) and W.nnz == 3
+    with pytest.raises(ValueError, match="max_features must be a positive integer"):
+        load_svmlight(path, max_features=0)
+
+
+def test_cap_counts_columns_of_a_zero_based_file(tmp_path):
+    path = tmp_path / "zero.svm"
+    path.write_bytes(b"1 0:1 2:1\n-1 3:1\n")
+    assert load_svmlight(path, max_features=4)[0].shape == (2, 4)
+    with pytest.raises(ValueError, match=r"zero\.svm:2: feature index 3 exceeds the cap of "
+                                         r"max_features=3 columns \(largest allowed index: 2\)"):
+        load_svmlight(path, max_features=3)
+
+
+@pytest.mark.parametrize("n_features", [None, 10])
+def test_index_beyond_2_to_the_31_is_a_clear_error(tmp_path, n_features):
+    path = tmp_path / "huge.svm"
+    path.write_bytes(b"1 1:1\n-1 2:1 3000000000:2\n")
+    with pytest.raises(ValueError, match=r"huge\.svm:2: feature index 3000000000 is too large "
+                                         r"\(indices must be below 2\*\*31"):
+        load_svmlight(path, n_features=n_features)
