@@ -726,17 +726,18 @@ def _retrieve(spec, source, root, expected, progress, timeout):
     the path of the decompressed file."""
     import pooch
 
-    bar = _progress_bar(f"Downloading {spec.filename}", progress)
+    downloading = not (root / spec.filename).is_file()  # else pooch only checks and decompresses
+    bar = _progress_bar(f"Downloading {spec.filename}", progress and downloading)
     try:
-        if not (root / spec.filename).is_file():
-            _say(bar, f"Downloading the {spec.name!r} data set from {source} into {root}")
+        _say(bar, f"Downloading the {spec.name!r} data set from {source} into {root}")
         processor = _BoundedDecompress(spec.decompressed_filename, spec.max_bytes, progress)
+        downloader = _DeadlineDownloader(timeout, False if bar.disable else _PoochBar(bar))
         with _quiet_pooch():
             try:
                 return Path(pooch.retrieve(
                     source, known_hash=None if expected is None else f"sha256:{expected}",
                     fname=spec.filename, path=root, processor=processor,
-                    downloader=_DeadlineDownloader(timeout, _PoochBar(bar) if progress else False),
+                    downloader=downloader,
                 ))
             except ValueError as exc:
                 if "does not match the known hash" not in str(exc):

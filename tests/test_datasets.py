@@ -238,6 +238,13 @@ def test_progress_bars_on_a_terminal_and_silence(server, tiny, tmp_path, capsys,
 
     terminal.seek(0)
     terminal.truncate()
+    (tmp_path / "a" / "tiny").unlink()  # the download is cached: only decompression shows
+    fetch(spec, data_dir=tmp_path / "a", progress=True)
+    err = terminal.getvalue()
+    assert "Decompressing tiny.bz2" in err and "Downloading" not in err
+
+    terminal.seek(0)
+    terminal.truncate()
     fetch(spec, data_dir=tmp_path / "b", progress=False)
     assert terminal.getvalue() == ""
     captured = capsys.readouterr()
