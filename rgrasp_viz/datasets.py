@@ -524,7 +524,7 @@ def _quiet_pooch():
         logger.setLevel(level)
 
 
-class DownloadTimeout(TimeoutError):
+class _DownloadTimeout(TimeoutError):
     """A download did not complete within its deadline."""
 
 
@@ -536,7 +536,7 @@ class _DeadlineDownloader:
     seconds would keep a download alive forever. Here a timer started when the response
     headers arrive (a requests response hook) shuts the connection down once the deadline
     has passed, which ends the read in progress; the download then fails with
-    :class:`DownloadTimeout`.
+    ``_DownloadTimeout`` (reported as :class:`DatasetUnavailableError`).
     """
 
     def __init__(self, timeout, progressbar):
@@ -569,13 +569,13 @@ class _DeadlineDownloader:
             http(url, output_file, pooch_obj)
         except Exception as exc:
             if expired.is_set():
-                raise DownloadTimeout(f"not complete after {self.timeout:g} s") from exc
+                raise _DownloadTimeout(f"not complete after {self.timeout:g} s") from exc
             raise
         finally:
             for timer in timers:
                 timer.cancel()
         if expired.is_set():  # a body without a declared length just ends early
-            raise DownloadTimeout(f"not complete after {self.timeout:g} s")
+            raise _DownloadTimeout(f"not complete after {self.timeout:g} s")
 
 
 #: A compressed data file may expand to at most this many times its size (LIBSVM text
@@ -659,7 +659,7 @@ def _why(exc):
     """A short reason for a failed transfer (requests' own messages are long)."""
     import requests
 
-    if isinstance(exc, DownloadTimeout):
+    if isinstance(exc, _DownloadTimeout):
         return f"transfer {exc}"
     if isinstance(exc, requests.HTTPError) and exc.response is not None:
         return f"HTTP error {exc.response.status_code} ({exc.response.reason})"
