@@ -669,7 +669,9 @@ def _why(exc):
     if isinstance(exc, requests.exceptions.Timeout):
         return "no answer in time (timeout)"
     if isinstance(exc, requests.ConnectionError):
-        return f"cannot connect ({exc})"
+        # requests' text holds the whole retry chain; the OS error says it all
+        found = re.search(r"\[Errno -?\d+\][^'\")]*", str(exc))
+        return f"cannot connect ({found.group(0).strip() if found else exc})"
     return f"{type(exc).__name__}: {exc}"
 
 

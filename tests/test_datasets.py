@@ -365,6 +365,7 @@ def test_connection_refused_says_where_to_put_the_file(tmp_path):
         fetch("real-sim", data_dir=tmp_path, url=url, progress=False, timeout=5)
     msg = str(info.value)
     assert url in msg
+    assert "cannot connect ([Errno" in msg.splitlines()[0]  # the OS's reason, not a retry chain
     _assert_where_to_put(msg, tmp_path, DATASETS["real-sim"])
     assert _listing(tmp_path) == []
     assert isinstance(info.value, OSError)
