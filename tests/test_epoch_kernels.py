@@ -69,7 +69,7 @@ def _svrg(X, y, loss, z0, g, idx, eta, thr_every, s_keep, rec_every, snap, prev,
     snap_dl = ref.dl(Xd[:, :p] @ z0, y, loss)
     common = (y, LOSSES[loss], z, g, snap_dl, np.asarray(idx, dtype=np.int64), eta, lam,
               thr_every, s_keep, ws.keep_idx, ws.prev_idx, n_prev, ws.cand, ws.mags, ws.vbuf,
-              ws.ev_step, ws.ev_in, ws.ev_out, track, rec_every, ws.rec_loss, snaps)
+              ws.ev_step, ws.ev_in, ws.ev_out, track, rec_every, ws.rec_loss, snaps, ws.stop)
     if sp.issparse(X):
         out = K.svrg_epoch_csr(*csr_arrays(X), *common)
     else:

@@ -574,6 +574,29 @@ def test_full_run_without_the_file_says_where_to_put_it(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize(("dataset", "name", "content"), [
+    ("realsim", "real-sim", b"1 1:0.5 3:1\n-1 2:abc\n"),  # malformed line
+    ("realsim", "real-sim", b"1 1:0.5\n-1 2:0.25\n"),  # truncated: 2 of 72,309 rows
+    ("rcv1", "rcv1_train.binary.bz2", b"<html>a captive portal page</html>\n"),  # not bzip2
+])
+@pytest.mark.parametrize("quick", [False, True])
+def test_damaged_data_file_is_one_line_without_traceback(tmp_path, capsys, dataset, name,
+                                                         content, quick):
+    (tmp_path / name).write_bytes(content)
+    args = ["reproduce", f"fig2-{dataset}", "--no-download", "--no-png", "--data-dir",
+            str(tmp_path), "--out", str(tmp_path / "out")]
+    code = cli.main(args + (["--quick"] if quick else []))
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert [line for line in lines if "error" in line] == lines[-1:]  # one line, the last
+    assert lines[-1].startswith("rgrasp-viz reproduce: error: the ")
+    assert str(tmp_path / name) in lines[-1]  # which file
+    assert (tmp_path / name).read_bytes() == content  # the user's file is left alone
+    assert not (tmp_path / "out").exists()
+
+
 def test_unknown_experiment_is_rejected():
     with pytest.raises(SystemExit):
         cli.main(["reproduce", "fig9"])

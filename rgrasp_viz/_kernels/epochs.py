@@ -18,7 +18,14 @@ Recording is done in caller-allocated fixed-size buffers:
 
 Return value of every epoch kernel: ``(steps_done, n_events, n_checkpoints, n_prev, status)``
 with ``status`` 0 = ok, 1 = a non-finite margin was met (divergence; the iterate is left as
-it was at that step).
+it was at that step), 2 = stopped on request.
+
+Stopping on request: the SVRG epoch kernels take a last argument ``stop``, a one-element
+int64 array, and are compiled with ``nogil=True``; every ``STOP_EVERY`` inner steps they read
+``stop[0]`` and, if it is non-zero, materialise the iterate and return with status 2.  A
+caller running a long epoch in a worker thread sets it when the main thread receives Ctrl-C
+(see :meth:`rgrasp_viz.solvers._common.Method.svrg_epoch`).  Reading the flag touches no
+floating-point value, so the iterates are those of a run that never looks at it.
 """
 
 from __future__ import annotations
@@ -31,6 +38,8 @@ from .threshold import count_changes, keep_only, top_k_indices
 _HUGE = 1e150  # a margin beyond this means the run has blown up
 _TINY = 1e-9  # lazy ridge steps: resynchronise before the scale of u falls below this
 _ZERO = np.int64(0)  # counters start from a typed zero (see svrg_epoch_dense)
+STOP_EVERY = 256  # inner steps between two reads of the stop flag (a power of two)
+_STOP_MASK = STOP_EVERY - 1
 
 
 @njit(cache=True)
@@ -198,10 +207,10 @@ def _affine_part(g, lam, z):
     return h
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def svrg_epoch_dense(X, y, loss, z, g, snap_dloss, idx, eta, lam, thr_every, s_keep,
                      keep_idx, prev_idx, n_prev, cand, mags, vbuf,
-                     ev_step, ev_in, ev_out, track, rec_every, rec_loss, snaps):
+                     ev_step, ev_in, ev_out, track, rec_every, rec_loss, snaps, stop):
     """SVRG inner loop (Algorithm 2 / SVRGHT) on a dense C-contiguous ``X`` (n x >= p).
 
     With ``z~`` the iterate on entry, step ``j`` (sample ``i = idx[j]``) is
@@ -253,6 +262,9 @@ def svrg_epoch_dense(X, y, loss, z, g, snap_dloss, idx, eta, lam, thr_every, s_k
         i = idx[j]
         if lam == 0.0:
             D = (j - t0) * eta
+        if (j & _STOP_MASK) == 0 and stop[0] != 0:  # stopped on request (e.g. Ctrl-C)
+            _sync(z, z, sig, D, h)
+            return j, n_ev, n_rec, n_prev, 2
         a = sig * au - D * wh[i] if j > t0 else sig * au
         if not abs(a) < _HUGE:
             _sync(z, z, sig, D, h)
@@ -332,10 +344,10 @@ def _materialize(z, ug, sig, D):
         z[k] = sig * ug[k, 0] - D * ug[k, 1]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def svrg_epoch_csr(data, indices, indptr, y, loss, z, g, snap_dloss, idx, eta, lam,
                    thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf,
-                   ev_step, ev_in, ev_out, track, rec_every, rec_loss, snaps):
+                   ev_step, ev_in, ev_out, track, rec_every, rec_loss, snaps, stop):
     """CSR twin of :func:`svrg_epoch_dense` (``X`` given as ``data, indices, indptr``).
 
     Unless the iterate is thresholded after every step (``thr_every == 1``, SVRGHT, whose
@@ -364,6 +376,8 @@ def svrg_epoch_csr(data, indices, indptr, y, loss, z, g, snap_dloss, idx, eta, l
     h = _affine_part(g, lam, z)
     if thr_every == 1:  # eager: H_s after every step reads every coordinate anyway
         for j in range(idx.shape[0]):
+            if (j & _STOP_MASK) == 0 and stop[0] != 0:  # stopped on request (e.g. Ctrl-C)
+                return j, n_ev, n_rec, n_prev, 2
             i = idx[j]
             a = 0.0
             for q in range(indptr[i], indptr[i + 1]):
@@ -401,6 +415,9 @@ def svrg_epoch_csr(data, indices, indptr, y, loss, z, g, snap_dloss, idx, eta, l
         hi = indptr[i + 1]
         if lam == 0.0:
             D = (j - t0) * eta
+        if (j & _STOP_MASK) == 0 and stop[0] != 0:  # stopped on request (e.g. Ctrl-C)
+            _materialize(z, ug, sig, D)
+            return j, n_ev, n_rec, n_prev, 2
         a = 0.0
         for q in range(lo, hi):
             k = indices[q]

@@ -30,6 +30,7 @@ from .experiments import (
     METHODS,
     PASS_BUDGET,
     RUN_TOL,
+    DataFileError,
     build_problem,
     get_experiment,
     reference,
@@ -355,6 +356,9 @@ def main(args, prog="rgrasp-viz reproduce"):
         if isinstance(exc, (datasets.DatasetUnavailableError, datasets.ChecksumError)):
             print(f"error: {exc}", file=sys.stderr)
             return 2
+        if isinstance(exc, DataFileError):  # a damaged file: one line, no traceback
+            print(f"{prog}: error: {exc}", file=sys.stderr)
+            return 1
         if isinstance(exc, OutputWriteError):
             print(f"{prog}: error: {exc}", file=sys.stderr)
             return 1

@@ -149,7 +149,9 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, inner=
         ``trace.meta["eta_halvings"]``, the abandoned work counted in passes and time).
         A step you give is used as is.
     J : int, optional
-        Inner steps per epoch of SVRG-type methods (default ``2n``).
+        Inner steps per epoch of SVRG-type methods (default ``2n``); at most
+        :func:`~rgrasp_viz.solvers.params.max_inner_steps` (``100 n``, at least 100,000
+        and at most 10,000,000).
     m : int, optional
         SVRGSP+: ``H_|T|`` is applied every ``ceil(J/m)`` inner steps, i.e.
         ``floor(J / ceil(J/m))`` times per epoch (``m`` times when ``m`` divides ``J``);

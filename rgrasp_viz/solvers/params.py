@@ -16,7 +16,23 @@ import numpy as np
 from .registry import get_method, normalize_reading
 from .steps import default_eta
 
-__all__ = ["SolveParams", "check_params"]
+__all__ = ["SolveParams", "check_params", "max_inner_steps"]
+
+#: Bounds on ``J``, the inner steps of one SVRG epoch (see :func:`max_inner_steps`).
+J_PER_SAMPLE = 100
+J_FLOOR = 100_000
+J_CAP = 10_000_000
+
+
+def max_inner_steps(n):
+    """The largest ``J`` a solve accepts for ``n`` samples.
+
+    ``J_PER_SAMPLE * n`` (50 times the paper's ``J = 2n``), but at least ``J_FLOOR`` (small
+    problems may want long epochs) and at most ``J_CAP``; never below the default ``2n``.
+    Why a bound: an epoch holds ``J`` sampled indices and up to ``J`` events (32 bytes a
+    step), so an unbounded ``J`` asks for gigabytes of buffers before the first step.
+    """
+    return max(2 * n, min(max(J_PER_SAMPLE * n, J_FLOOR), J_CAP))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -122,6 +138,12 @@ def check_params(problem, method, *, s=None, eta=None, J=None, m=None, inner="pa
     s = _check_int("s", s, 1, d)
     inner = normalize_reading(inner)
     J = 2 * n if J is None else _check_int("J", J, 1)
+    if J > max_inner_steps(n):
+        raise ValueError(
+            f"J must be <= {max_inner_steps(n)} for n = {n} samples "
+            f"(max(min(max({J_PER_SAMPLE} n, {J_FLOOR}), {J_CAP}), 2 n); the paper uses "
+            f"J = 2n), got {J}"
+        )
     m = min(6, J) if m is None else _check_int("m", m, 1)
     if m > J:
         raise ValueError(f"m must be <= J (got m={m}, J={J})")
