@@ -32,7 +32,9 @@ A *pass* is one evaluation of a full or restricted gradient over the ``n`` sampl
 component gradient ``grad f_i`` is ``1/n`` of a pass (the paper's unit).  An exact restricted
 solve -- GraSP's step 5, HTP's debiasing fit, either loss -- is charged what an iterative
 solver that evaluates restricted gradients spends to reach the stated accuracy
-``||grad_T F(z)||_inf <= WORK_RTOL * ||grad_T F(z^0)||_inf`` from the warm start ``z^0``:
+``||grad_T F(z)||_inf <= WORK_RTOL * max(||grad_T F(z^0)||_inf, ||grad_T F(0)||_inf)`` from
+the warm start ``z^0`` (the gradient at 0 sets the problem's scale, so a warm start that is
+already accurate costs one evaluation instead of a chase after rounding noise):
 conjugate gradients for least squares (:func:`work_cg`: each iteration is one restricted
 gradient, i.e. one pass, plus one for the gradient at ``z^0`` unless the caller already has
 it -- GraSP's step 2 computed it), L-BFGS for the logistic loss (one pass per function and
@@ -63,7 +65,8 @@ _RCOND_SINGULAR = 1e-13  # below this: singular, rank-revealing solve on W_T
 _MAX_REFINE = 10
 WORK_RTOL = 1e-6
 """The accuracy an exact restricted solve is charged for: the restricted gradient's largest
-entry reduced to this fraction of its value at the warm start (see the module docstring)."""
+entry reduced to this fraction of its value at the warm start, or at 0 if that is larger
+(see the module docstring)."""
 BLAS_THREADED_COLUMNS = 1024
 """Working sets of at least this many columns get multi-threaded BLAS; smaller systems run
 their BLAS calls on one thread (measurements in ``benchmarks/README.md``)."""
@@ -320,7 +323,8 @@ def work_cg(matvec, rhs, z0, rtol=WORK_RTOL, maxiter=None):
     The residual ``rhs - A z`` is the restricted gradient up to the factor ``-n``; CG
     evaluates it once at ``z0`` and then once per iteration (``A p``, one pass over ``W_T``
     for a solver that does not keep the Gram matrix), and stops when
-    ``||rhs - A z||_inf <= rtol * ||rhs - A z0||_inf``.
+    ``||rhs - A z||_inf <= rtol * max(||rhs - A z0||_inf, ||rhs||_inf)`` (``rhs`` is the
+    residual at 0).
 
     Parameters
     ----------
@@ -340,7 +344,9 @@ def work_cg(matvec, rhs, z0, rtol=WORK_RTOL, maxiter=None):
     z = np.array(z0, dtype=np.float64)
     res = rhs - matvec(z) if np.any(z) else np.array(rhs, dtype=np.float64)
     evals = 1
-    target = rtol * float(np.max(np.abs(res))) if m else 0.0
+    target = rtol * max(float(np.max(np.abs(res))), float(np.max(np.abs(rhs)))) if m else 0.0
+    if float(np.max(np.abs(res))) <= target:
+        return evals
     if target == 0.0:
         return evals
     rr = float(res @ res)

@@ -65,7 +65,8 @@ def _logistic(WT, y, z0, maxiter, l2=0.0, max_evals=math.inf, gradient_known=Fal
 
     Returns ``(z, charged)``: ``charged`` is the work rule's count (see
     :mod:`._exact`): the function-and-gradient evaluations made until
-    ``||grad||_inf <= WORK_RTOL ||grad(z0)||_inf`` was first met (all of them if never), the
+    ``||grad||_inf <= WORK_RTOL max(||grad(z0)||_inf, ||grad(0)||_inf)`` was first met (all
+    of them if never), the
     one at ``z0`` not charged when ``gradient_known``.  The iterate itself runs on to L-BFGS's
     own tight tolerance, unless ``max_evals`` evaluations (the pass budget) are spent first:
     then the best point evaluated is returned.
@@ -74,6 +75,8 @@ def _logistic(WT, y, z0, maxiter, l2=0.0, max_evals=math.inf, gradient_known=Fal
     free = 1 if gradient_known else 0
     if max_evals <= 0:  # the budget is spent: no step
         return np.array(z0, dtype=np.float64), 0.0
+    # the gradient at 0 (f'(0) = -y/2): the problem's scale, not charged
+    g_zero = float(np.max(np.abs(np.asarray(WT.T @ y).ravel()))) / (2 * n) if len(z0) else 0.0
     state = {"evals": 0, "charged": None, "g0": None, "best": (math.inf, None)}
 
     def fun(z):
@@ -86,7 +89,7 @@ def _logistic(WT, y, z0, maxiter, l2=0.0, max_evals=math.inf, gradient_known=Fal
         grad = grad + l2 * z
         gmax = float(np.max(np.abs(grad))) if len(grad) else 0.0
         if state["g0"] is None:
-            state["g0"] = gmax
+            state["g0"] = max(gmax, g_zero)
         if state["charged"] is None and gmax <= WORK_RTOL * state["g0"]:
             state["charged"] = state["evals"]
         if f < state["best"][0]:
