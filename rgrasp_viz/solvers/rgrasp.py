@@ -173,7 +173,7 @@ class SubProblem:
     """
 
     def __init__(self, problem, T, x0, g, eta, rng, s, iteration, *, x_hat=None,
-                 g_full=None, snap_dloss=None, J=None, m=None, view=None):
+                 g_full=None, snap_dloss=None, J=None, m=None):
         self._problem = problem
         self.T = _read_only(np.array(T, dtype=np.int64))
         if x_hat is None:  # x̂^{t-1} lives on T (Algorithm 1): zero elsewhere
@@ -194,8 +194,8 @@ class SubProblem:
         self.rng = rng
         self.s = s
         self.iteration = iteration
-        self.problem = read_only_problem(problem) if view is None else view
-        self.y = self.problem.y
+        self.problem = read_only_problem(problem)
+        self.y = _read_only(problem.y)
         self.n = problem.n
         self.d = problem.d
         self.J = 2 * problem.n if J is None else int(J)
@@ -254,15 +254,12 @@ class PythonSubsolver:
         self.func = func
         self.name = name
         self.t = 0
-        self._view = None
 
     def solve(self, x, g, snap_dloss, T, rng):
         m = self.method
         self.t += 1
-        if self._view is None:  # one read-only view of the problem per solve
-            self._view = read_only_problem(m.problem)
         sub = SubProblem(m.problem, T, x[T], g[T], m.p.eta, rng, m.p.s, self.t, x_hat=x,
-                         g_full=g, snap_dloss=snap_dloss, J=m.p.J, m=m.p.m, view=self._view)
+                         g_full=g, snap_dloss=snap_dloss, J=m.p.J, m=m.p.m)
         b = self.func(sub)
         try:
             b = np.asarray(b, dtype=np.float64)

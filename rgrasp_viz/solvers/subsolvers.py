@@ -63,13 +63,12 @@ class _OutOfBudget(Exception):
 def _logistic(WT, y, z0, maxiter, l2=0.0, max_evals=math.inf, gradient_known=False):
     """L-BFGS on the restricted logistic problem from ``z0``.
 
-    Returns ``(z, charged)``: ``charged`` is the work rule's count (see
-    :mod:`._exact`): the function-and-gradient evaluations made until
+    Returns ``(z, charged)``: ``charged`` is the work rule's count (see :mod:`._exact`): the
+    function-and-gradient evaluations made until
     ``||grad||_inf <= WORK_RTOL max(||grad(z0)||_inf, ||grad(0)||_inf)`` was first met (all
-    of them if never), the
-    one at ``z0`` not charged when ``gradient_known``.  The iterate itself runs on to L-BFGS's
-    own tight tolerance, unless ``max_evals`` evaluations (the pass budget) are spent first:
-    then the best point evaluated is returned.
+    of them if never), the one at ``z0`` not charged when ``gradient_known``.  The iterate
+    itself runs on to L-BFGS's own tight tolerance, unless ``max_evals`` charged evaluations
+    (the pass budget) are spent first: then the best point evaluated is returned.
     """
     n = WT.shape[0]
     free = 1 if gradient_known else 0
