@@ -81,8 +81,8 @@ MESSAGES = {
                             "the gradient step size {eta_ref:.3g} and an exact least-squares "
                             "fit on its support reaches F = {F_ref:.6g} ({ratio:.3g}x lower); "
                             "{cause}"),
-    "slow": ("; the objective moved by only {moved:.2%} of F(x0) over the whole run: the step "
-             "size eta={eta:.3g} is likely too small (or x0 is already near a solution)"),
+    "slow": ("; the objective moved by only {moved:.2%} of F(x0) over the whole run, so the "
+             "step size eta={eta:.3g} is likely too small (or x0 is already near a solution)"),
     Status.CALLBACK: "stopped by the callback (StopIteration)",
 }
 """Message templates, keyed by status (or by the reason, for statuses with several)."""
