@@ -338,7 +338,11 @@ def _mutators():
         else:
             W[:, 0] = 0.0
 
-    return [flip_labels, write_columns, write_problem, write_problem_y, write_csr_structure]
+    def write_T(sub):  # Algorithm 1 reads T after step 5
+        sub.T[0] = sub.T[-1]
+
+    return [flip_labels, write_columns, write_problem, write_problem_y, write_csr_structure,
+            write_T]
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
