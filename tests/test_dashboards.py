@@ -744,7 +744,7 @@ def test_status_name_colour_table():
     kinds = {st.name: status_kind(st) for st in rv.Status}
     assert kinds == {"CONVERGED": "ok", "MAX_ITER": "warn", "DIVERGED": "error",
                      "NO_PROGRESS": "warn", "MAX_PASSES": "warn", "STALLED": "warn",
-                     "CALLBACK": "warn"}
+                     "HT_FIXED_POINT": "warn", "CALLBACK": "warn"}
 
 
 def test_the_safeguard_halvings_are_shown():

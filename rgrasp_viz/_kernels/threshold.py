@@ -192,7 +192,10 @@ def top_k(v, k):
 def hard_threshold(v, s):
     """The hard-thresholding operator H_s: keep the ``s`` largest magnitudes, zero the rest.
 
-    Ties are broken towards the lower index, so the result is deterministic.
+    Ties are broken towards the lower index, so the result is deterministic -- the same
+    operator Algorithm 1 (step 6) and the built-in methods apply, so a step-5 solver of your
+    own (:func:`rgrasp_viz.register_method`) that calls ``rv.hard_threshold(z, len(sub.T))``
+    inside its loop cuts exactly as SVRGSP+'s ``H_|T|`` does.
 
     Parameters
     ----------
@@ -205,6 +208,12 @@ def hard_threshold(v, s):
     -------
     ndarray of float64
         A copy of ``v`` with all but the ``s`` largest-magnitude entries set to zero.
+
+    Examples
+    --------
+    >>> import rgrasp_viz as rv
+    >>> rv.hard_threshold([0.5, -3.0, 2.0, 2.0], 2)  # the tie 2.0 / 2.0 goes to index 2
+    array([ 0., -3.,  2.,  0.])
     """
     v = np.array(v, dtype=np.float64)
     if v.ndim != 1:

@@ -24,6 +24,9 @@ class Method:
     passes_head = 0.0
     passes_per_step = 0.0
     steps_per_iter = 0
+    #: passes left in the run's budget ``max_passes`` when a step starts (set by the driver);
+    #: a step whose own work is open-ended (logistic GraSP's L-BFGS) stops when it is spent
+    passes_left = float("inf")
 
     def __init__(self, problem, params, ws):
         self.problem = problem

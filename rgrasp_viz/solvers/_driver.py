@@ -15,7 +15,7 @@ from .. import _kernels as K
 from .. import losses
 from .._kernels.threads import BlasThreads
 from ..problems import as_problem
-from ..result import SolveResult, warn_max_iter
+from ..result import SolveResult, warn_max_iter, warn_status
 from ..trace import TraceBuilder
 from ._common import Workspace
 from .params import check_params
@@ -38,6 +38,19 @@ or whose objective keeps jumping by more, is still searching, so it goes on."""
 STALL_FACTOR = 3
 """A run whose best objective has not improved for ``STALL_FACTOR * patience`` iterations
 while it is not steady stops as :attr:`Status.STALLED` (not converged)."""
+
+SLOW_RTOL = 0.1
+"""A run with a step size that ends at ``max_iter`` or ``max_passes`` having lowered the
+objective by less than this fraction of ``|F(x0)|`` says (message and warning) that its step
+size is the likely cause."""
+
+FIXED_POINT_FACTOR = 2.0
+"""A converged least-squares run is checked against one cheap exact step from its end point
+(``S' = supp H_s(x - eta_ref grad F(x))`` with the gradient step ``eta_ref = 1/rho(2s)``, and
+the exact fits on ``S'`` and on ``supp(x)``: ``s`` columns each).  If that step lowers the
+objective by more than this factor (and by more than ``NO_PROGRESS_RTOL * |F(x0)|``), the
+run stopped at a fixed point of hard thresholding, not at a minimiser:
+:attr:`Status.HT_FIXED_POINT` (not a success)."""
 
 SAFEGUARD_HALVINGS = 8
 """A default step size (not one the user gave) is halved and the run restarted at most this
@@ -206,7 +219,11 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, inner=
     x_true : array_like, optional
         Ground truth for raw input (enables ``rel_error``).
     warn : bool, default True
-        Emit a :class:`~rgrasp_viz.ConvergenceWarning` when ``max_iter`` is reached.
+        Emit a :class:`~rgrasp_viz.ConvergenceWarning` when the run ends ``MAX_ITER``,
+        ``DIVERGED``, ``STALLED``, ``NO_PROGRESS`` or ``HT_FIXED_POINT``, or when a run with
+        a step size ends at its budget having lowered the objective by less than
+        ``SLOW_RTOL`` of ``|F(x0)|`` (the message then names the step size as the likely
+        cause).  ``False`` silences all of them; the status and message say the same.
 
     Returns
     -------
@@ -217,7 +234,11 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, inner=
         exceeded ``EXPLODE_FACTOR * F(x0)``, or ended above ``F(x0)``; or an exact sub-problem
         was ill-posed; ``x`` is then the last iterate before the failing step, and the
         message names the likely cause), ``NO_PROGRESS`` (stopped where it started: the step
-        size may be too small), ``CALLBACK``.  ``success`` is True for ``CONVERGED`` only.
+        size may be too small), ``STALLED`` (the best objective stopped improving while the
+        iterates kept moving), ``HT_FIXED_POINT`` (least squares: the iterates stopped at a
+        fixed point of hard thresholding that one cheap exact step improves more than
+        ``FIXED_POINT_FACTOR``-fold: not a minimiser), ``CALLBACK``.  ``success`` is True for
+        ``CONVERGED`` only.
     """
     prob = as_problem(problem, loss=loss, x_true=x_true)
     with prob.cache_scope():  # the data are checked for edits once, not at every lookup
@@ -251,8 +272,11 @@ def _solve(prob, params, spec, x_start, new_rng, callback, random_state, warn):
             params = params.replace(eta=params.eta / 2)
             continue
         break
-    if run.status == Status.MAX_ITER and warn:
-        warn_max_iter(spec.name, params.max_iter)
+    if warn:
+        if run.status == Status.MAX_ITER:
+            warn_max_iter(spec.name, params.max_iter, run.slow)
+        elif run.status in _WARNED or run.slow:
+            warn_status(spec.name, run.status.name, run.message)
     meta = {
         "method": spec.name, "loss": prob.loss, "n": prob.n, "sparse": bool(prob.is_sparse),
         "problem": getattr(prob, "name", None), "l2": prob.l2, "s": params.s, "eta": params.eta,
@@ -302,6 +326,7 @@ class _Run:
                                    n_thresholds=0)
         self.status = Status.MAX_ITER
         self.message = MESSAGES[Status.MAX_ITER].format(max_iter=params.max_iter)
+        self.slow = ""  # the tiny-step hint, when the run hardly moved the objective
 
     def _stop(self, status, message):
         self.status, self.message = status, message
@@ -312,6 +337,7 @@ class _Run:
         best, since_best = self.F0, 0
         x = self.x
         for t in range(1, p.max_iter + 1):
+            impl.passes_left = p.max_passes - self.passes
             t0 = time.perf_counter()
             out = impl.step(x, self.rng)
             self.time += time.perf_counter() - t0
@@ -410,6 +436,46 @@ class _Run:
                          "x0 may already be a solution")
                 self._stop(Status.NO_PROGRESS, MESSAGES[Status.NO_PROGRESS].format(
                     F0=self.F0, F=self.fun, rel=rel, cause=cause))
+            elif self.prob.loss == "squares":
+                self._check_minimiser()
+            return
+        if self.status in (Status.MAX_ITER, Status.MAX_PASSES) and self.p.spec.has_step:
+            moved = (self.F0 - self.fun) / max(abs(self.F0), 1e-300)
+            if moved < SLOW_RTOL:
+                self.slow = MESSAGES["slow"].format(moved=max(moved, 0.0), eta=self.p.eta)
+                self.message += self.slow
+
+    def _check_minimiser(self):
+        """A converged least-squares run: is it a minimiser, or a fixed point of hard
+        thresholding that one cheap exact step improves a lot (:data:`FIXED_POINT_FACTOR`)?"""
+        from ._exact import restricted_least_squares
+        from .steps import default_eta
+
+        prob, s, x = self.prob, self.p.s, self.x
+        support = np.flatnonzero(x)
+        if len(support) == 0:
+            return
+        eta_ref = default_eta(prob, "fght", s)
+        g = prob.gradient(x)
+        other = np.sort(K.top_k(x - eta_ref * g, s))
+        best = math.inf
+        for S in (support, other):
+            b, _ = restricted_least_squares(prob.W, prob.y, S, lam=prob.l2)
+            z = np.zeros(prob.d)
+            z[S] = b
+            with np.errstate(over="ignore", invalid="ignore"):
+                best = min(best, _objective(prob, z))
+        F = self.fun
+        if F > FIXED_POINT_FACTOR * best and F - best > NO_PROGRESS_RTOL * abs(self.F0):
+            cause = (f"the step size eta={self.p.eta:.3g} may be too small for the support to "
+                     f"change (a larger step, e.g. the default, leaves this point)"
+                     if self.p.spec.has_step else "the support it settled on is not the best")
+            self._stop(Status.HT_FIXED_POINT, MESSAGES[Status.HT_FIXED_POINT].format(
+                F=F, eta_ref=eta_ref, F_ref=best, ratio=F / max(best, 1e-300), cause=cause))
+
+
+_WARNED = (Status.DIVERGED, Status.STALLED, Status.NO_PROGRESS, Status.HT_FIXED_POINT)
+"""Statuses reported with a :class:`~rgrasp_viz.ConvergenceWarning` (``MAX_ITER`` too)."""
 
 
 def _cause(params):
