@@ -17,6 +17,7 @@ from .. import static
 from .._cost import measured_threshold_cost
 from ._widgets import (
     PLAY_INTERVAL,
+    check_options,
     esc,
     figure_widget,
     link_replay,
@@ -84,6 +85,9 @@ class Comparison(widgets.VBox):
                  random_state=0, record_iterates=True, interval=PLAY_INTERVAL, n_ticks=200,
                  reference="grasp", cost=None, inner=None, m=None, max_passes=None, tol=None,
                  ftol=None, patience=None, max_iter=None, debounce=0.2, **solve_kwargs):
+        opts = check_options(debounce=debounce, n_ticks=n_ticks, interval=interval)
+        debounce = opts.get("debounce", debounce)
+        n_ticks, interval = opts.get("n_ticks", n_ticks), opts.get("interval", interval)
         if isinstance(methods, str):
             methods = (methods,)
         methods = [get_method(mth).name for mth in methods]

@@ -15,7 +15,14 @@ from ...solvers.registry import get_method, method_label, method_names, run_labe
 from .. import figures as F
 from .. import static
 from .._cost import measured_threshold_cost
-from ._widgets import esc, figure_widget, status_box, status_kind, update_figure
+from ._widgets import (
+    check_options,
+    esc,
+    figure_widget,
+    status_box,
+    status_kind,
+    update_figure,
+)
 from .controls import (
     CONTROLS,
     build_controls,
@@ -92,6 +99,8 @@ class Explorer(widgets.VBox):
                  max_iter=None, max_passes=None, tol=None, ftol=None, patience=None,
                  x="passes", debounce=0.1, reference="grasp", cost=None, max_rows=150):
         # everything is checked before any widget exists (solve's own checks and errors)
+        opts = check_options(debounce=debounce, max_rows=max_rows)
+        debounce, max_rows = opts.get("debounce", debounce), opts.get("max_rows", max_rows)
         method = get_method(method).name
         if reference not in ("grasp", None):
             raise ValueError("reference must be 'grasp' (a separate GraSP run may give F*) or "

@@ -1,0 +1,415 @@
+"""Files from strangers and user code: text reaches a page as text, loads are bounded, the
+registry holds under threads, arguments are checked, temp files do not pile up, a hung
+step-5 solver does not freeze a dashboard."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import rgrasp_viz as rv
+from rgrasp_viz.trace import Trace
+
+PAYLOAD = "<img src=x onerror=\"document.title='pwned';window.__rgrasp_pwned=1\">"
+ESCAPED = "&lt;img src=x onerror="
+
+
+@pytest.fixture(scope="module")
+def small_run():
+    prob = rv.make_regression(n=60, d=40, s_star=3, random_state=0)
+    return rv.solve(prob, "svrgsp+", s=4, max_iter=3, record_iterates=True, warn=False)
+
+
+def crafted_trace(run, path, **meta):
+    """``run``'s trace saved with some metadata replaced (a file a stranger could send)."""
+    tr = run.trace
+    Trace(dict(tr.arrays), {**tr.meta, **meta}).save(path)
+    return path
+
+
+def widget_texts(widget):
+    """Every string value of ``widget`` and its children (HTML widgets, labels, ...)."""
+    out = []
+    value = getattr(widget, "value", None)
+    if isinstance(value, str):
+        out.append(value)
+    for child in getattr(widget, "children", ()):
+        out += widget_texts(child)
+    return out
+
+
+def _shown(obj):
+    """``obj`` without its ``meta`` entries (data for code, never drawn)."""
+    if isinstance(obj, dict):
+        return {k: _shown(v) for k, v in obj.items() if k != "meta"}
+    if isinstance(obj, (list, tuple)):
+        return [_shown(v) for v in obj]
+    return obj
+
+
+def figure_texts(fw):
+    """Every piece of text a plotly figure shows (titles, names, hover templates, ticks)."""
+    spec = fw.to_plotly_json() if hasattr(fw, "to_plotly_json") else fw
+    return json.dumps(_shown(spec), default=str)
+
+
+# -- 1. text from a file reaches the page as text ------------------------------------------------
+
+def test_player_of_a_crafted_trace_shows_the_method_as_text(small_run, tmp_path):
+    path = crafted_trace(small_run, tmp_path / "evil.npz", method=PAYLOAD)
+    tr = Trace.load(path)
+    assert tr.method == PAYLOAD  # the file says so; the page must not run it
+    player = rv.play(tr)
+    try:
+        player.step(+2)
+        texts = widget_texts(player)
+        assert any(ESCAPED in t for t in texts), texts
+        assert not any("<img" in t for t in texts), texts
+        for fw in (player.fig_coefficients, player.fig_progress, player.fig_support):
+            js = figure_texts(fw)
+            assert "<img" not in js
+            assert ESCAPED in js
+        # the frames the page draws while playing come from the same builders
+        patch = figure_texts(rv.viz.figures.coefficients_spec(tr, *player.frames[-1]))
+        assert "<img" not in patch and ESCAPED in patch
+    finally:
+        player.close()
+
+
+def test_figures_show_labels_from_a_file_as_text(small_run, tmp_path):
+    tr = Trace.load(crafted_trace(small_run, tmp_path / "evil.npz", method=PAYLOAD))
+    F = rv.viz.figures
+    specs = [F.convergence_spec([tr, small_run.trace], y="both"),
+             F.threshold_timeline_spec([tr, small_run], cost=False),
+             F.support_raster_spec(tr), F.progress_spec(tr, 1, None),
+             F.coefficients_spec(tr, 1, None)]
+    for spec in specs:
+        shown = figure_texts(spec)
+        assert "<img" not in shown
+        assert ESCAPED in shown
+    # the labels stay as they are in the figure's data for code
+    conv = specs[0]
+    assert any(t["meta"]["method"] == PAYLOAD for t in conv["data"])
+
+
+# -- 4. clear errors for unchecked arguments -----------------------------------------------------
+
+@pytest.mark.parametrize(("kwargs", "exc", "word"), [
+    ({"debounce": -1}, ValueError, "debounce"),
+    ({"debounce": float("nan")}, ValueError, "debounce"),
+    ({"debounce": float("inf")}, ValueError, "debounce"),
+    ({"debounce": "0.1"}, ValueError, "debounce"),
+    ({"debounce": 1e6}, ValueError, "debounce"),
+    ({"max_rows": 0}, ValueError, "max_rows"),
+    ({"max_rows": 2.5}, TypeError, "max_rows"),
+])
+def test_explore_checks_its_options_first(kwargs, exc, word, monkeypatch):
+    calls = []
+    monkeypatch.setattr("rgrasp_viz.viz.dashboards.explorer.solve",
+                        lambda *a, **k: calls.append(1))
+    with pytest.raises(exc, match=word):
+        rv.explore(n=60, d=40, **kwargs)
+    assert not calls  # before any work
+
+
+@pytest.mark.parametrize(("kwargs", "exc", "word"), [
+    ({"n_ticks": 0}, ValueError, "n_ticks"),
+    ({"n_ticks": 10**9}, ValueError, "n_ticks"),
+    ({"n_ticks": "200"}, TypeError, "n_ticks"),
+    ({"interval": 0}, ValueError, "interval"),
+    ({"interval": -50}, ValueError, "interval"),
+    ({"interval": 50.5}, TypeError, "interval"),
+    ({"debounce": -0.5}, ValueError, "debounce"),
+])
+def test_compare_checks_its_options_first(kwargs, exc, word, monkeypatch):
+    calls = []
+    monkeypatch.setattr("rgrasp_viz.viz.dashboards.comparison.solve",
+                        lambda *a, **k: calls.append(1))
+    with pytest.raises(exc, match=word):
+        rv.compare(rv.make_regression(n=60, d=40, s_star=3, random_state=0), ("grasp",),
+                   **kwargs)
+    assert not calls
+
+
+@pytest.mark.parametrize(("kwargs", "exc", "word"), [
+    ({"interval": 0}, ValueError, "interval"),
+    ({"max_rows": -3}, ValueError, "max_rows"),
+    ({"start": 10**6}, ValueError, "start"),
+    ({"start": -10**6}, ValueError, "start"),
+    ({"start": 1.5}, TypeError, "start"),
+    ({"start": True}, TypeError, "start"),
+])
+def test_play_checks_its_options(small_run, kwargs, exc, word):
+    with pytest.raises(exc, match=word):
+        rv.play(small_run, **kwargs)
+
+
+def test_play_accepts_a_start_counted_from_the_end(small_run):
+    player = rv.play(small_run, start=-1)
+    try:
+        assert player.slider.value == len(player.frames) - 1
+    finally:
+        player.close()
+
+
+@pytest.mark.parametrize(("kwargs", "exc", "word"), [
+    ({"tol": float("inf")}, ValueError, "tol"),
+    ({"ftol": float("inf")}, ValueError, "ftol"),
+    ({"tol": float("nan")}, ValueError, "tol"),
+    ({"warn": "no"}, TypeError, "warn"),
+    ({"warn": 0}, TypeError, "warn"),
+    ({"warn": None}, TypeError, "warn"),
+])
+def test_solve_checks_tol_and_warn(kwargs, exc, word):
+    prob = rv.make_regression(n=60, d=40, s_star=3, random_state=0)
+    with pytest.raises(exc, match=word):
+        rv.solve(prob, "grasp", s=4, **kwargs)
+
+
+def _gd(sub):
+    return sub.x0 - sub.eta * sub.grad(sub.x0)
+
+
+def test_register_method_refuses_a_string_of_aliases():
+    with pytest.raises(TypeError, match="aliases"):
+        rv.register_method("strgd", _gd, aliases="xyz")
+    assert "strgd" not in rv.method_names()
+    with pytest.raises(ValueError, match="unknown method"):
+        rv.solvers.registry.get_method("x")
+    spec = rv.register_method("strgd", _gd, aliases=("xyz",))
+    try:
+        assert spec.aliases == ("xyz",)
+        assert rv.solvers.registry.get_method("XYZ").name == "strgd"
+    finally:
+        rv.unregister_method("strgd")
+
+
+@pytest.mark.parametrize("color", ["red;background:url(x)", "#12345", "#GGGGGG", "not-a-colour",
+                                   "'><script>", 0x123456, "rgb(1,2)", ""])
+def test_register_method_refuses_what_is_not_a_colour(color):
+    with pytest.raises(ValueError, match="color"):
+        rv.register_method("colgd", _gd, color=color)
+    assert "colgd" not in rv.method_names()
+
+
+@pytest.mark.parametrize("color", ["#1a2B3c", "teal", "RebeccaPurple", "rgb(10, 20, 30)",
+                                   "rgba(10,20,30,0.5)"])
+def test_register_method_takes_colours_plotly_and_css_draw(color):
+    spec = rv.register_method("colgd", _gd, color=color)
+    try:
+        assert spec.color == color
+        import plotly.graph_objects as go
+
+        go.Figure({"data": [{"type": "scatter", "x": [0], "y": [0],  # plotly validates it
+                             "line": {"color": spec.color}}], "layout": {}})
+    finally:
+        rv.unregister_method("colgd")
+
+
+# -- 3. the registry under threads ---------------------------------------------------------------
+
+@pytest.fixture
+def busy_switching():
+    """Threads switch as often as the interpreter allows (races show up in a few trials)."""
+    import sys
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    yield
+    sys.setswitchinterval(old)
+
+
+def test_eight_threads_registering_one_name_one_succeeds(busy_switching):
+    import threading
+
+    for trial in range(40):
+        name = f"racegd{trial}"
+        barrier = threading.Barrier(8)
+        ok, errors, other = [], [], []
+
+        def register(name=name, barrier=barrier, ok=ok, errors=errors, other=other):
+            barrier.wait()
+            try:
+                ok.append(rv.register_method(name, _gd, aliases=(name + "-alias",)))
+            except ValueError as exc:
+                errors.append(str(exc))
+            except Exception as exc:  # noqa: BLE001 - what the test is about
+                other.append(repr(exc))
+
+        threads = [threading.Thread(target=register) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        try:
+            assert other == []
+            assert len(ok) == 1, (trial, len(ok))
+            assert len(errors) == 7 and all("already registered" in e for e in errors)
+            assert rv.method_names().count(name) == 1
+        finally:
+            rv.unregister_method(name)
+        assert name not in rv.method_names()
+        with pytest.raises(ValueError):
+            rv.solvers.registry.get_method(name + "-alias")
+
+
+def test_registry_readers_see_snapshots_while_others_register(busy_switching):
+    import threading
+
+    stop = threading.Event()
+    failures = []
+
+    def churn():
+        k = 0
+        while not stop.is_set():
+            name = f"churngd{k % 5}"
+            try:
+                rv.register_method(name, _gd)
+                rv.unregister_method(name)
+            except ValueError:
+                pass
+            k += 1
+
+    writers = [threading.Thread(target=churn) for _ in range(3)]
+    for w in writers:
+        w.start()
+    try:
+        for _ in range(3000):
+            try:
+                names = rv.method_names()
+                rv.method_names(paper_only=True)
+            except RuntimeError as exc:  # "dictionary changed size during iteration"
+                failures.append(str(exc))
+                break
+            assert len(set(names)) == len(names)
+    finally:
+        stop.set()
+        for w in writers:
+            w.join()
+    assert failures == []
+    assert not any(n.startswith("churngd") for n in rv.method_names())
+
+
+# -- 2. bounded loads ----------------------------------------------------------------------------
+
+def _npy_header(shape, dtype):
+    """The bytes of a ``.npy`` header declaring ``shape`` and ``dtype``."""
+    import io
+
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        buf, {"descr": np.lib.format.dtype_to_descr(np.dtype(dtype)), "fortran_order": False,
+              "shape": tuple(shape)})
+    return buf.getvalue()
+
+
+def _copy_with(src, dst, extra=(), drop=()):
+    """``src`` (an .npz) copied to ``dst`` without the members ``drop``, plus ``extra``
+    (name, iterable of byte chunks) members, compressed as np.savez_compressed does."""
+    import zipfile
+
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            if info.filename not in drop:
+                zout.writestr(info.filename, zin.read(info))
+        for name, chunks in extra:
+            with zout.open(name, "w", force_zip64=True) as f:
+                for chunk in chunks:
+                    f.write(chunk)
+    return dst
+
+
+GIB = 2**30
+
+
+def _zeros(n, chunk=2**20):
+    block = bytes(chunk)
+    while n > 0:
+        yield block[: min(n, chunk)]
+        n -= chunk
+
+
+@pytest.fixture(scope="module")
+def saved(small_run, tmp_path_factory):
+    return small_run.trace.save(tmp_path_factory.mktemp("saved") / "run.npz")
+
+
+@pytest.fixture(scope="module")
+def bomb(saved, tmp_path_factory):
+    """A valid trace plus a member that inflates to 1 GiB (a few MB on disk)."""
+    return _copy_with(saved, tmp_path_factory.mktemp("bomb") / "bomb.npz",
+                      extra=[("payload.npy", [_npy_header((GIB // 8,), np.float64),
+                                              *_zeros(GIB)])])
+
+
+def _peak_bytes(fn):
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        out = fn()
+        return out, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_load_never_reads_a_member_a_trace_does_not_have(bomb, small_run):
+    assert bomb.stat().st_size < 20 * 2**20
+    tr, peak = _peak_bytes(lambda: Trace.load(bomb))
+    assert tr.equals(small_run.trace)
+    assert peak < 64 * 2**20  # the 1 GiB member was never decompressed
+
+
+def test_a_member_bigger_than_its_header_says_is_refused_before_reading(saved, tmp_path):
+    path = _copy_with(saved, tmp_path / "lie.npz", drop={"x_true.npy"},
+                      extra=[("x_true.npy", [_npy_header((0,), np.float64),
+                                             *_zeros(64 * 2**20)])])
+    with pytest.raises(ValueError, match=r"'x_true' declares shape \(0,\).*damaged or crafted"):
+        _peak_bytes(lambda: Trace.load(path))
+    _, peak = _peak_bytes(lambda: pytest.raises(ValueError, Trace.load, path))
+    assert peak < 16 * 2**20
+
+
+def test_consistent_but_huge_declared_sizes_are_refused_before_allocating(saved, tmp_path):
+    rows = 2**19  # 4 MiB per per-iteration array: over a 1 MiB cap
+    path = _copy_with(saved, tmp_path / "huge.npz", drop={"ck_x.npy"},
+                      extra=[("ck_x.npy", [_npy_header((rows, 1), np.float64),
+                                           *_zeros(rows * 8)])])
+    with pytest.raises(ValueError, match=r"'ck_x' alone.*max_bytes"):
+        Trace.load(path, max_bytes=2**20)
+    # with room for it, the sizes are checked against each other as before
+    with pytest.raises(ValueError, match="ck_x"):
+        Trace.load(path)
+    with pytest.raises(ValueError, match="max_bytes"):
+        Trace.load(saved, max_bytes=0)
+
+
+def test_a_huge_dimension_is_refused_by_load_and_by_play(small_run, tmp_path):
+    d = 10**12  # a trace with no dense arrays can still claim any d
+    arrays = dict(small_run.trace.arrays)
+    arrays["ck_x"] = np.empty((0, d))
+    arrays["x_true"] = np.empty(0)
+    tr = Trace(arrays, {**small_run.trace.meta, "d": d})
+    path = tr.save(tmp_path / "wide.npz")
+    assert path.stat().st_size < 2**20
+    with pytest.raises(ValueError, match=r"dimension d = 1,000,000,000,000"):
+        Trace.load(path)
+    with pytest.raises(ValueError, match=r"cannot replay this trace.*dimension d"):
+        rv.play(tr)
+
+
+def test_load_refuses_duplicate_and_object_members(saved, tmp_path):
+    import zipfile
+
+    dup = tmp_path / "dup.npz"
+    _copy_with(saved, dup)
+    with pytest.warns(UserWarning, match="Duplicate name"), zipfile.ZipFile(dup, "a") as zf:
+        zf.writestr("x_true.npy", _npy_header((0,), np.float64))
+    with pytest.raises(ValueError, match="stored twice"):
+        Trace.load(dup)
+    obj = _copy_with(saved, tmp_path / "obj.npz", drop={"x_true.npy"},
+                     extra=[("x_true.npy", [_npy_header((1,), object), bytes(8)])])
+    with pytest.raises(ValueError, match="objects"):
+        Trace.load(obj)
