@@ -413,3 +413,52 @@ def test_load_refuses_duplicate_and_object_members(saved, tmp_path):
                      extra=[("x_true.npy", [_npy_header((1,), object), bytes(8)])])
     with pytest.raises(ValueError, match="objects"):
         Trace.load(obj)
+
+
+# -- 5. leftovers of a killed save ---------------------------------------------------------------
+
+def _dead_pid():
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid  # exited and reaped: no process has this id (until it is reused)
+
+
+def test_a_killed_save_leaves_a_temp_file_the_next_save_removes(small_run, tmp_path):
+    import os
+
+    from rgrasp_viz import _io
+
+    target = tmp_path / "run.npz"
+    dead = _dead_pid()
+    stale = tmp_path / f".run.npz.tmp-{dead}-abc123xy.npz"  # what SIGKILL mid-save leaves
+    stale.write_bytes(b"PK\x03\x04partial")
+    live = tmp_path / f".run.npz.tmp-{os.getppid()}-zz99zz99.npz"  # a writer still running
+    live.write_bytes(b"partial")
+    mine = tmp_path / f".run.npz.tmp-{os.getpid()}-qq11qq11.npz"  # another thread of ours
+    mine.write_bytes(b"partial")
+    other = tmp_path / f".other.npz.tmp-{dead}-abc123xy.npz"  # another destination's
+    other.write_bytes(b"partial")
+    assert _io.temp_pattern(target).fullmatch(stale.name)
+    small_run.trace.save(target)
+    assert not stale.exists()
+    assert live.exists() and mine.exists() and other.exists()
+    assert Trace.load(target).equals(small_run.trace)
+    leftovers = sorted(p.name for p in tmp_path.iterdir())
+    assert leftovers == sorted([target.name, live.name, mine.name, other.name])
+
+
+def test_temp_files_are_named_after_their_target_and_writer(tmp_path):
+    import os
+
+    from rgrasp_viz import _io
+
+    target = tmp_path / "fig.png"
+    with _io.atomic_path(target) as tmp:
+        assert tmp.parent == tmp_path
+        m = _io.temp_pattern(target).fullmatch(tmp.name)
+        assert m and int(m.group(1)) == os.getpid()
+        tmp.write_bytes(b"png")
+    assert target.read_bytes() == b"png" and not tmp.exists()
