@@ -462,3 +462,129 @@ def test_temp_files_are_named_after_their_target_and_writer(tmp_path):
         assert m and int(m.group(1)) == os.getpid()
         tmp.write_bytes(b"png")
     assert target.read_bytes() == b"png" and not tmp.exists()
+
+
+# -- 6. a step-5 solver that never returns -------------------------------------------------------
+
+@pytest.fixture
+def stuck_method():
+    """A registered method whose step-5 solver blocks until released (a learner's infinite
+    loop), and the Event that releases it."""
+    import threading
+
+    release, entered = threading.Event(), threading.Event()
+
+    def stuck(sub):
+        entered.set()
+        release.wait(120)
+        return sub.x0
+
+    rv.register_method("stuckgd", stuck)
+    yield release, entered
+    release.set()
+    rv.unregister_method("stuckgd")
+
+
+def _wait_for(cond, seconds=60.0):
+    """Poll ``cond()`` (a liveness bound, not a speed)."""
+    import time
+
+    for _ in range(int(seconds / 0.02)):
+        if cond():
+            return True
+        time.sleep(0.02)
+    return cond()
+
+
+def test_explorer_shows_a_running_solve_and_a_new_value_supersedes_it(stuck_method):
+    release, entered = stuck_method
+    dash = rv.explore(n=60, d=40, debounce=0.01, cost=False)
+    try:
+        deb = dash.debouncer
+        deb.tick, deb.supersede_after = 0.05, 0.2
+        good = dash.result
+        dash.set(method="stuckgd")
+        assert entered.wait(60)
+        # the dashboard says the solve is still running, with its age in seconds
+        assert _wait_for(lambda: "rgrasp-busy-seconds" in dash.status.value)
+        assert "not finished yet" in dash.status.value and "rgrasp-busy" in dash.status.value
+        assert dash.result is good and not deb.idle
+        # a new value supersedes it: solved and shown while the stuck solve still runs
+        dash.set(method="fght")
+        assert dash.wait(60)
+        assert dash.result.method == "fght" and "rgrasp-busy" not in dash.status.value
+        shown = dash.status.value
+        n_dropped = deb.n_dropped
+        release.set()  # the stuck solve returns at last: its result is dropped
+        assert _wait_for(lambda: deb.n_dropped == n_dropped + 1)
+        assert dash.result.method == "fght" and dash.status.value == shown
+    finally:
+        release.set()
+        dash.close()
+
+
+def test_compare_shows_a_running_solve_and_a_new_value_supersedes_it(stuck_method):
+    release, entered = stuck_method
+    prob = rv.make_regression(n=60, d=40, s_star=3, random_state=0)
+    cmp_ = rv.compare(prob, ("grasp", "svrgsp+"), debounce=0.01, cost=False, n_ticks=20)
+    gate = {"stuck": False}
+    real = cmp_._compute
+
+    def compute(params):  # the first re-solve meets the stuck solver
+        if gate["stuck"]:
+            gate["stuck"] = False
+            rv.solve(prob, "stuckgd", s=4, warn=False)
+        return real(params)
+
+    cmp_.debouncer.compute = compute
+    try:
+        deb = cmp_.debouncer
+        deb.tick, deb.supersede_after = 0.05, 0.2
+        gate["stuck"] = True
+        cmp_.m_slider.value = 3
+        assert entered.wait(60)
+        assert _wait_for(lambda: "rgrasp-busy-seconds" in cmp_.status.value)
+        assert "solving every method" in cmp_.status.value
+        cmp_.m_slider.value = 4
+        assert cmp_.wait(60)
+        assert cmp_.results["svrgsp+"].trace.meta["m"] == 4
+        assert "rgrasp-busy" not in cmp_.status.value
+        n_dropped = deb.n_dropped
+        release.set()
+        assert _wait_for(lambda: deb.n_dropped == n_dropped + 1)
+        assert cmp_.results["svrgsp+"].trace.meta["m"] == 4
+    finally:
+        release.set()
+        cmp_.close()
+
+
+def test_debouncer_busy_ticks_only_for_slow_computations():
+    import threading
+
+    from rgrasp_viz.viz.dashboards import Debouncer
+
+    ticks, applied = [], []
+    release = threading.Event()
+
+    def compute(p):
+        if p == "slow":
+            release.wait(60)
+        return p
+
+    deb = Debouncer(compute, applied.append, applied.append, delay=0.01,
+                    on_busy=ticks.append, tick=0.05)
+    try:
+        deb.request("quick")
+        assert deb.wait(60) and applied == ["quick"]
+        deb.request("slow")
+        assert _wait_for(lambda: len(ticks) >= 2)
+        assert ticks == sorted(ticks) and all(t >= 0.05 for t in ticks)
+        release.set()
+        assert deb.wait(60) and applied == ["quick", "slow"]
+        n = len(ticks)
+        deb.request("quick")
+        assert deb.wait(60)
+        assert len(ticks) <= n + 1  # no ticking once nothing runs
+    finally:
+        release.set()
+        deb.close()

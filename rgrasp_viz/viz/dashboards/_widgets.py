@@ -138,6 +138,12 @@ def spec_patch(spec, layout_keys=("title", "meta")):
             "layout": {k: layout[k] for k in layout_keys if k in layout}}
 
 
+def busy_text(what, seconds):
+    """The status of a solve that has been running ``seconds`` (HTML, no user text)."""
+    return (f"{what}… <b class='rgrasp-busy-seconds'>{int(seconds)} s</b>: not finished yet. "
+            "Change a control to start over (this solve's result is then dropped).")
+
+
 MAX_DEBOUNCE = 60.0
 """Seconds: the longest quiet period a dashboard accepts before it re-solves."""
 

@@ -16,6 +16,7 @@ from .. import figures as F
 from .. import static
 from .._cost import measured_threshold_cost
 from ._widgets import (
+    busy_text,
     check_options,
     esc,
     figure_widget,
@@ -162,7 +163,7 @@ class Explorer(widgets.VBox):
         self._follow_ranges()
         self.status = widgets.HTML(value=status_box("solving…", "busy"))
         self.debouncer = Debouncer(self._compute, self._apply, self._on_error,
-                                   delay=debounce)
+                                   delay=debounce, on_busy=self._on_busy)
 
         # first solve, synchronously: the figures are born with their data
         out = None
@@ -472,6 +473,10 @@ class Explorer(widgets.VBox):
             html += f"<br>⚠ {esc(w)}"
         html += (f"<br><small class='rgrasp-rule'>{esc(stopping_text(self.rule))}</small>")
         return html
+
+    def _on_busy(self, seconds):
+        """The solve of the latest change is still running after ``seconds``."""
+        self.status.value = status_box(busy_text("solving", seconds), "busy")
 
     def _on_error(self, exc):
         self.error = f"{type(exc).__name__}: {exc}"
