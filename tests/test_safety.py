@@ -588,3 +588,15 @@ def test_debouncer_busy_ticks_only_for_slow_computations():
     finally:
         release.set()
         deb.close()
+
+
+def test_animation_headlines_show_labels_as_text(small_run, tmp_path):
+    from rgrasp_viz.viz import animate as A
+
+    tr = Trace.load(crafted_trace(small_run, tmp_path / "evil.npz", method=PAYLOAD))
+    head = A._frame_title([PAYLOAD], [tr], [(1, None)], 0.5, None)
+    assert "<img" not in head and ESCAPED in head and head.startswith("<b>")
+    assert "&lt;b&gt;mine" in A._frame_title([PAYLOAD], [tr], [(1, None)], 0.5, "<b>mine")
+    panel = A._Panels(tr, ("support",), [(1, None)], 1.0, 10)
+    shown = figure_texts(panel.row(1, None)[0])
+    assert "<img" not in shown and ESCAPED in shown
