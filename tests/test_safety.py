@@ -338,10 +338,10 @@ def saved(small_run, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def bomb(saved, tmp_path_factory):
-    """A valid trace plus a member that inflates to 1 GiB (a few MB on disk)."""
-    return _copy_with(saved, tmp_path_factory.mktemp("bomb") / "bomb.npz",
-                      extra=[("payload.npy", [_npy_header((GIB // 8,), np.float64),
-                                              *_zeros(GIB)])])
+    """A trace whose ``ck_x`` member declares no rows but inflates to 1 GiB (a few MB on
+    disk)."""
+    return _copy_with(saved, tmp_path_factory.mktemp("bomb") / "bomb.npz", drop={"ck_x.npy"},
+                      extra=[("ck_x.npy", [_npy_header((0, 40), np.float64), *_zeros(GIB)])])
 
 
 def _peak_bytes(fn):
@@ -355,11 +355,26 @@ def _peak_bytes(fn):
         tracemalloc.stop()
 
 
-def test_load_never_reads_a_member_a_trace_does_not_have(bomb, small_run):
+def test_a_member_that_inflates_to_1_gib_is_refused_before_reading(bomb):
     assert bomb.stat().st_size < 20 * 2**20
-    tr, peak = _peak_bytes(lambda: Trace.load(bomb))
+
+    def load():
+        with pytest.raises(ValueError, match=r"'ck_x' declares shape \(0, 40\).*"
+                                             r"1,073,741,824 bytes of data"):
+            Trace.load(bomb)
+
+    _, peak = _peak_bytes(load)
+    assert peak < 16 * 2**20  # its data were never decompressed
+
+
+def test_load_never_reads_a_member_a_trace_does_not_have(saved, small_run, tmp_path):
+    size = 256 * 2**20
+    path = _copy_with(saved, tmp_path / "extra.npz",
+                      extra=[("payload.npy", [_npy_header((size // 8,), np.float64),
+                                              *_zeros(size)])])
+    tr, peak = _peak_bytes(lambda: Trace.load(path))
     assert tr.equals(small_run.trace)
-    assert peak < 64 * 2**20  # the 1 GiB member was never decompressed
+    assert peak < 16 * 2**20  # the 256 MiB member was never decompressed
 
 
 def test_a_member_bigger_than_its_header_says_is_refused_before_reading(saved, tmp_path):
