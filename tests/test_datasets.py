@@ -15,7 +15,6 @@ import os
 import socket
 import sys
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -520,15 +519,12 @@ def test_load_svmlight_missing_file_and_bad_args(tmp_path):
 
 def test_fetched_problem_solves_with_svrgsp(server, tiny, tmp_path):
     prob = fetch(_spec(server, tiny), data_dir=tmp_path, progress=False)
-    t0 = time.perf_counter()
     res = rv.solve(prob, method="svrgsp", s=8, random_state=0, max_iter=30, warn=False)
-    elapsed = time.perf_counter() - t0
     assert res.status in (rv.Status.CONVERGED, rv.Status.MAX_ITER, rv.Status.STALLED)
     assert np.all(np.isfinite(res.x))
     assert np.count_nonzero(res.x) <= 8
     # the start x = 0 has objective log 2; the labels are informative, so it must drop
     assert res.fun < 0.8 * math.log(2.0)
-    assert elapsed < 60.0  # generous: includes loading compiled kernels
 
 
 def test_uncompressed_remote_file(server, tiny, tmp_path):

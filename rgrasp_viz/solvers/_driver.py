@@ -18,7 +18,7 @@ from ..problems import as_problem
 from ..result import SolveResult, warn_max_iter, warn_status
 from ..trace import TraceBuilder
 from ._common import Workspace
-from .params import check_params
+from .params import check_flag, check_params
 from .registry import get_method
 from .status import MESSAGES, Status
 
@@ -240,6 +240,7 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, inner=
         ``FIXED_POINT_FACTOR``-fold: not a minimiser), ``CALLBACK``.  ``success`` is True for
         ``CONVERGED`` only.
     """
+    warn = check_flag("warn", warn)
     prob = as_problem(problem, loss=loss, x_true=x_true)
     with prob.cache_scope():  # the data are checked for edits once, not at every lookup
         params = check_params(prob, method, s=s, eta=eta, J=J, m=m, inner=inner,

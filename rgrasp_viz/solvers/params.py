@@ -16,7 +16,7 @@ import numpy as np
 from .registry import get_method, normalize_reading
 from .steps import default_eta
 
-__all__ = ["SolveParams", "check_params", "max_inner_steps"]
+__all__ = ["SolveParams", "check_flag", "check_params", "max_inner_steps"]
 
 #: Bounds on ``J``, the inner steps of one SVRG epoch (see :func:`max_inner_steps`).
 J_PER_SAMPLE = 100
@@ -93,13 +93,16 @@ def _check_positive_float(name, value, allow_inf=False):
 
 
 def _check_nonneg(name, value):
+    """A finite number >= 0 (a tolerance: ``inf`` would stop every run at once)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) \
-            or not value >= 0:
-        raise ValueError(f"{name} must be a non-negative number, got {value!r}")
+            or not (value >= 0 and math.isfinite(value)):
+        raise ValueError(f"{name} must be a finite non-negative number, got {value!r}")
     return float(value)
 
 
-def _check_flag(name, value):
+def check_flag(name, value):
+    """``value`` as a bool; TypeError unless it is True or False (``warn="no"`` would
+    otherwise count as True)."""
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, got {value!r}")
     return bool(value)
@@ -158,8 +161,8 @@ def check_params(problem, method, *, s=None, eta=None, J=None, m=None, inner="pa
     steps = (J if spec.epoch else max(1, n // batch_size) if spec.uses_batch else 0)
     record_every = (max(1, steps // 20) if record_every is None
                     else _check_int("record_every", record_every, 1))
-    record = _check_flag("record", record)
-    record_iterates = _check_flag("record_iterates", record_iterates)
+    record = check_flag("record", record)
+    record_iterates = check_flag("record_iterates", record_iterates)
     max_events = _check_int("max_events", max_events, 0)
     if eta is None:
         eta_rule = "default"

@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 import math
 import numbers
+import re
 
 import numpy as np
 import scipy.sparse as sp
@@ -303,9 +304,11 @@ def register_method(name, subsolver, *, label=None, color=None, aliases=(), eta=
     label : str, optional
         Display name (default: ``name`` in upper case).
     color : str, optional
-        ``#RRGGBB`` colour (default: a colour no other method uses).
+        ``#RRGGBB``, ``rgb(r, g, b)``, ``rgba(r, g, b, a)`` or a CSS colour name (default:
+        a colour no other method uses); anything else is refused (:func:`check_color`).
     aliases : sequence of str
-        Other accepted spellings.
+        Other accepted spellings (a tuple or list: a bare string is refused, it is not a
+        sequence of aliases).
     eta : None, float, str or callable, optional
         The default step size handed to the solver as ``sub.eta`` when the user gives none:
         a number, the name of a built-in rule of :func:`rgrasp_viz.default_eta`, or
@@ -358,11 +361,27 @@ def register_method(name, subsolver, *, label=None, color=None, aliases=(), eta=
     else:
         raise ValueError(f"eta must be None, a positive number, a rule name or a callable, "
                          f"got {eta!r}")
+    if label is not None and (not isinstance(label, str) or not label.strip()):
+        raise TypeError(f"label must be a non-empty string, got {label!r}")
+    if isinstance(aliases, str):
+        raise TypeError(f"aliases must be a sequence of strings, got the string {aliases!r} "
+                        f"(write aliases=({aliases!r},) for one alias)")
+    try:
+        aliases = tuple(aliases)
+    except TypeError:
+        raise TypeError(f"aliases must be a sequence of strings, got {aliases!r}") from None
+    bad = [a for a in aliases if not isinstance(a, str) or not a.strip()]
+    if bad:
+        raise TypeError(f"aliases must be non-empty strings, got {bad!r}")
     if color is None:
-        from .registry import _REGISTRY
+        from .registry import specs
 
-        used = {s.color for s in _REGISTRY.values()}
+        used = {s.color for s in specs()}
         color = next((c for c in _EXTRA_COLORS if c not in used), _EXTRA_COLORS[-1])
+    else:
+        color = check_color(color)
+    if not isinstance(description, str):
+        raise TypeError(f"description must be a string, got {description!r}")
     for arg, v in (("max_iter", max_iter), ("patience", patience)):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
             raise ValueError(f"{arg} must be a positive integer, got {v!r}")
@@ -374,9 +393,54 @@ def register_method(name, subsolver, *, label=None, color=None, aliases=(), eta=
         who = getattr(subsolver, "__name__", "a Python function")
         description = f"Algorithm 1 with {who} as step 5"
     spec = MethodSpec(key, label or key.upper(), color, framework(make), eta_rule=rule,
-                      aliases=tuple(aliases), max_iter=int(max_iter), patience=int(patience),
+                      aliases=aliases, max_iter=int(max_iter), patience=int(patience),
                       framework=True, in_paper=False, builtin=False, description=description)
     return add(spec)
+
+
+_HEX_COLOR = re.compile(r"#[0-9a-fA-F]{6}")
+_RGB_COLOR = re.compile(r"rgba?\(\s*\d{1,3}\s*,\s*\d{1,3}\s*,\s*\d{1,3}\s*"
+                        r"(,\s*(0|1|0?\.\d+)\s*)?\)")
+CSS_COLOR_NAMES = frozenset("""
+aliceblue antiquewhite aqua aquamarine azure beige bisque black blanchedalmond blue
+blueviolet brown burlywood cadetblue chartreuse chocolate coral cornflowerblue cornsilk
+crimson cyan darkblue darkcyan darkgoldenrod darkgray darkgrey darkgreen darkkhaki
+darkmagenta darkolivegreen darkorange darkorchid darkred darksalmon darkseagreen
+darkslateblue darkslategray darkslategrey darkturquoise darkviolet deeppink deepskyblue
+dimgray dimgrey dodgerblue firebrick floralwhite forestgreen fuchsia gainsboro ghostwhite
+gold goldenrod gray grey green greenyellow honeydew hotpink indianred indigo ivory khaki
+lavender lavenderblush lawngreen lemonchiffon lightblue lightcoral lightcyan
+lightgoldenrodyellow lightgray lightgrey lightgreen lightpink lightsalmon lightseagreen
+lightskyblue lightslategray lightslategrey lightsteelblue lightyellow lime limegreen linen
+magenta maroon mediumaquamarine mediumblue mediumorchid mediumpurple mediumseagreen
+mediumslateblue mediumspringgreen mediumturquoise mediumvioletred midnightblue mintcream
+mistyrose moccasin navajowhite navy oldlace olive olivedrab orange orangered orchid
+palegoldenrod palegreen paleturquoise palevioletred papayawhip peachpuff peru pink plum
+powderblue purple rebeccapurple red rosybrown royalblue saddlebrown salmon sandybrown
+seagreen seashell sienna silver skyblue slateblue slategray slategrey snow springgreen
+steelblue tan teal thistle tomato turquoise violet wheat white whitesmoke yellow
+yellowgreen""".split())
+"""The CSS colour names (which plotly accepts too)."""
+
+
+def check_color(color):
+    """``color`` if it is a colour every page draws the same way: ``#RRGGBB``, ``rgb(r, g,
+    b)`` / ``rgba(r, g, b, a)`` or a CSS colour name (which plotly accepts as well).
+
+    A method's colour goes into figures and into the style of the dashboards' tables, so
+    anything else (a typo, or text that is not a colour at all) is refused here.
+
+    Raises
+    ------
+    ValueError
+    """
+    if isinstance(color, str):
+        c = color.strip()
+        if (_HEX_COLOR.fullmatch(c) or _RGB_COLOR.fullmatch(c)
+                or c.lower() in CSS_COLOR_NAMES):
+            return c
+    raise ValueError(f"color must be '#RRGGBB', 'rgb(r, g, b)', 'rgba(r, g, b, a)' or a CSS "
+                     f"colour name such as 'teal', got {color!r}")
 
 
 def unregister_method(name):

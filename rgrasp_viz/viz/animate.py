@@ -336,7 +336,7 @@ class _Panels:
                                            "range": self.coef_range, "autorange": False}
             elif view == "support":
                 spec = F.with_cursor(self.raster, _cursor(self.trace, t, step))
-                title = (f"Support of {F.trace_label(self.trace)}<br><sup>★ true support · "
+                title = (f"Support of {F.esc(F.trace_label(self.trace))}<br><sup>★ true support · "
                          "dotted line: now</sup>")
                 spec = {"data": spec["data"], "layout": {**spec["layout"],
                                                           "title": {"text": title}}}
@@ -359,6 +359,7 @@ def _frame_title(labels, traces, state, pos, title):
         head = labels[0]
     else:
         head = " vs ".join(labels)
+    head = F.esc(head)  # run labels and a caller's headline are text, never HTML
     where = (f"{_moment(traces[0], *state[0])} · " if len(traces) == 1 else "")
     return f"<b>{head}</b>   <span style='color:#555'>{where}{pos:.2f} effective passes</span>"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...analysis import as_trace, raster_matrix, raster_rows, support_changes, trace_label
-from ._base import LEGEND_TOP, figure, spec, tr
+from ._base import LEGEND_TOP, esc, figure, spec, tr
 
 RASTER_CATEGORIES = (
     (0, "not involved", "#FFFFFF"),
@@ -91,7 +91,7 @@ def support_raster_spec(trace, max_rows=200, cursor=None):
         shapes.append(raster_cursor(cursor))
     note = f"; {hidden} more coordinates not shown" if hidden else ""
     return spec(data, dict(
-        title={"text": f"Support of {trace_label(trace)} — true support (★) on "
+        title={"text": f"Support of {esc(trace_label(trace))} — true support (★) on "
                        f"top<br><sup>{len(rows)} coordinates{note}</sup>", "x": 0.02},
         height=max(320, min(900, 120 + 7 * len(rows))),
         margin={"l": 60, "r": 20, "t": 70, "b": 90},
