@@ -32,6 +32,10 @@ class SolveResult(OptimizeResult):
         Everything recorded along the way.
     passes, time, rel_error : float
         Effective passes, solver seconds and relative estimation error at the end.
+    x_best, fun_best, nit_best : ndarray, float, int
+        The iterate of lowest objective the run visited, its objective and iteration (ours:
+        stochastic methods' last iterate is not always their best; ``x`` stays the paper's
+        output, the last iterate).
     method : str
     """
 
