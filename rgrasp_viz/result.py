@@ -11,6 +11,12 @@ class ConvergenceWarning(UserWarning):
     """A run stopped at ``max_iter`` before meeting its tolerance."""
 
 
+class DataWarning(UserWarning):
+    """The data look unsuited to what was asked: columns on very different scales (the
+    selection of ``H_s`` then depends on the units), or 0/1 labels given to the least-squares
+    loss."""
+
+
 class SolveResult(OptimizeResult):
     """``OptimizeResult`` with the run's :class:`~rgrasp_viz.trace.Trace`.
 
