@@ -387,8 +387,8 @@ class SparseLogisticRegression(ClassifierMixin, _SparseLinearModel):
 
     def predict_proba(self, X):
         """Class probabilities, columns in the order of ``classes_``."""
-        p1 = _sigmoid(self.decision_function(X))
-        return np.column_stack([1.0 - p1, p1])
+        a = self.decision_function(X)
+        return np.column_stack([_sigmoid(-a), _sigmoid(a)])
 
     def predict_log_proba(self, X):
         """Log of :meth:`predict_proba`."""
