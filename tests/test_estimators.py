@@ -344,3 +344,12 @@ def test_solve_warns_on_binary_labels_without_loss():
         warnings.simplefilter("error", rv.DataWarning)
         rv.solve((prob.W, y01), "htp", s=5, loss="squares")
         rv.solve((prob.W, y01), "htp", s=5, loss="logistic", warn=False)
+
+
+def test_module_docstring_example_runs():
+    import doctest
+
+    import rgrasp_viz.estimators as mod
+
+    result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
