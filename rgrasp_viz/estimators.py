@@ -9,7 +9,7 @@ binary logistic regression with an exact intercept, feature names and a replayab
 >>> model = make_pipeline(StandardScaler().set_output(transform="pandas"),
 ...                       rv.SparseLinearRegression(s=4, random_state=0)).fit(X, y)
 >>> sorted(model[-1].selected_features_)
-['bmi', 'bp', 's3', 's5']
+['bmi', 'bp', 's1', 's5']
 
 What the estimators add to the paper's algorithms, each named and recorded in
 ``trace_.meta["estimator"]``:
