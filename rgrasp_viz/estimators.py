@@ -141,7 +141,7 @@ class _SparseLinearModel(BaseEstimator):
             raise ValueError(f"n_samples={n}: at least 2 samples are needed to fit "
                              f"{type(self).__name__}")
         s, forced = self._check_options(d)
-        _warn_scales(X)
+        _warn_scales(X, type(self).__name__)
         centered = self.fit_intercept and loss == "squares" and not sp.issparse(X)
         x0 = None
         x_mean = np.zeros(d)
@@ -416,7 +416,7 @@ def _intercept_start(y, loss):
     return math.log(p / (1 - p))
 
 
-def _warn_scales(X):
+def _warn_scales(X, name):
     """A :class:`DataWarning` when the columns' standard deviations differ by more than
     ``SCALE_RATIO`` (constant columns ignored)."""
     if X.shape[0] < 2:
@@ -433,18 +433,8 @@ def _warn_scales(X):
             f"the features' scales differ by a factor {std.max() / std.min():.3g} (standard "
             f"deviations {std.min():.3g} to {std.max():.3g}): H_s compares raw coefficient "
             f"magnitudes, so the selected features depend on the units; standardize them, "
-            f"e.g. make_pipeline(StandardScaler(), {_caller()}(...))",
+            f"e.g. make_pipeline(StandardScaler(), {name}(...))",
             DataWarning, stacklevel=4)
-
-
-def _caller():
-    import inspect
-
-    for frame in inspect.stack()[2:6]:
-        obj = frame.frame.f_locals.get("self")
-        if isinstance(obj, _SparseLinearModel):
-            return type(obj).__name__
-    return "the estimator"
 
 
 def _columns(W, S):
