@@ -45,6 +45,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import losses
+from ._kernels.threads import BlasThreads
 from .result import DataWarning
 from .solvers import solve
 from .solvers.params import check_always_select
@@ -173,13 +174,16 @@ class _SparseLinearModel(BaseEstimator):
         refit_objective = None
         swaps = []
         if self.refit:
-            support = np.union1d(np.flatnonzero(x), forced).astype(np.int64)
-            x, refit_objective = _refit(prob, support, x)
-            if refit_objective > objective:  # never worse than the algorithm's own iterate
-                x, refit_objective = np.asarray(res.x_best, dtype=np.float64).copy(), objective
-            if self.swap_rounds:
-                x, refit_objective, swaps = _swap(prob, x, refit_objective, forced,
-                                                  self.swap_rounds)
+            # small dense algebra: a multi-threaded BLAS on busy cores only waits
+            with BlasThreads(1):
+                support = np.union1d(np.flatnonzero(x), forced).astype(np.int64)
+                x, refit_objective = _refit(prob, support, x)
+                if refit_objective > objective:  # never worse than the run's own iterate
+                    x = np.asarray(res.x_best, dtype=np.float64).copy()
+                    refit_objective = objective
+                if self.swap_rounds:
+                    x, refit_objective, swaps = _swap(prob, x, refit_objective, forced,
+                                                      self.swap_rounds)
         coef = x[:d].copy()
         if icol is not None:
             intercept = float(x[icol])
@@ -438,13 +442,15 @@ def _warn_scales(X, name):
 
 
 def _columns(W, S):
+    """``W[:, S]`` as a dense array (``W`` dense, or CSC for cheap column slices)."""
     return np.asarray(W[:, S].toarray()) if sp.issparse(W) else np.asarray(W[:, S])
 
 
-def _refit(prob, S, x):
+def _refit(prob, S, x, Wcols=None):
     """The minimiser of ``F`` on the coordinates ``S`` (warm start ``x``): exact least
-    squares, or damped Newton steps for the logistic loss.  Returns ``(x_new, F(x_new))``."""
-    A = _columns(prob.W, S)
+    squares, or damped Newton steps for the logistic loss.  ``Wcols``: ``prob.W`` or a CSC
+    copy of it, to slice columns from.  Returns ``(x_new, F(x_new))``."""
+    A = _columns(prob.W if Wcols is None else Wcols, S)
     y, lam, n = prob.y, prob.l2, prob.n
     out = np.zeros(prob.d)
     if prob.loss == "squares":
@@ -495,6 +501,18 @@ def _newton(A, y, b, lam, maxiter=_NEWTON_ITER):
     return b
 
 
+def _weighted_colsq(W, W2, w, chunk=1024):
+    """``sum_i w_i W_ij^2`` for every column ``j`` (``W2``: the squared entries of a sparse
+    ``W``); a dense ``W`` is read in row blocks, never squared whole."""
+    if W2 is not None:
+        return np.asarray(W2.T @ w).ravel()
+    out = np.zeros(W.shape[1])
+    for i in range(0, W.shape[0], chunk):
+        B = W[i:i + chunk]
+        out += w[i:i + chunk] @ (B * B)
+    return out
+
+
 def _swap(prob, x, fun, forced, rounds):
     """Support swaps after the run: per round, the ``_SWAP_CANDIDATES`` best entering and
     leaving coordinates (one-coordinate estimates of the objective change) are paired, every
@@ -504,6 +522,8 @@ def _swap(prob, x, fun, forced, rounds):
     forced_mask = np.zeros(prob.d, dtype=bool)
     forced_mask[forced] = True
     swaps = []
+    W2 = None
+    Wcols = W.tocsc() if sp.issparse(W) else W
     for r in range(1, rounds + 1):
         S = np.flatnonzero((x != 0) & ~forced_mask)
         outside = np.flatnonzero((x == 0) & ~forced_mask)
@@ -514,11 +534,9 @@ def _swap(prob, x, fun, forced, rounds):
         curv = np.ones(n) if prob.loss == "squares" else (
             lambda q: q * (1 - q))(_sigmoid(y * a))
         g = np.asarray(W.T @ deriv).ravel() / n + lam * x
-        if sp.issparse(W):
-            h = np.asarray(W.multiply(W).T @ curv).ravel() / n + lam
-        else:
-            h = (W * W).T @ curv / n + lam
-        h = np.maximum(h, 1e-300)
+        if W2 is None:
+            W2 = W.multiply(W).tocsr() if sp.issparse(W) else None
+        h = np.maximum(_weighted_colsq(W, W2, curv) / n + lam, 1e-300)
         gain = g[outside] ** 2 / (2 * h[outside])  # decrease from adding j alone
         cost = x[S] ** 2 * h[S] / 2  # increase from removing i alone
         ins = outside[np.argsort(-gain, kind="stable")[:_SWAP_CANDIDATES]]
@@ -530,7 +548,7 @@ def _swap(prob, x, fun, forced, rounds):
                                                                              dtype=np.int64)]))
                 x_try = x.copy()
                 x_try[i] = 0.0
-                x_new, f_new = _refit(prob, support.astype(np.int64), x_try)
+                x_new, f_new = _refit(prob, support.astype(np.int64), x_try, Wcols)
                 if best is None or f_new < best[1]:
                     best = (x_new, f_new, int(j), int(i))
         if best is None or not best[1] < fun * (1 - 1e-9) - 1e-300:
