@@ -171,6 +171,19 @@ def test_always_select_inside_svrgsp_plus_epochs():
             assert np.all(np.count_nonzero(snaps, axis=1) == 12)
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_always_select_on_t_reading(sparse):
+    prob = rv.make_regression("classroom", random_state=4)
+    W = sp.csr_matrix(prob.W) if sparse else prob.W
+    forced = [int(j) for j in np.flatnonzero(prob.x_true == 0)[:2]]
+    res = rv.solve((W, prob.y), "svrgsp+", s=10, inner="on_T", always_select=forced,
+                   random_state=0, max_iter=6, warn=False)
+    for t in range(1, len(res.trace)):
+        x = res.trace.x(t)
+        assert np.all(x[forced] != 0) and np.count_nonzero(np.delete(x, forced)) <= 10
+        assert set(forced) <= set(res.trace.T(t).tolist())
+
+
 def test_always_select_matches_the_paper_without_it():
     """always_select=() is the paper's operator: bit-identical runs."""
     prob = rv.make_regression("classroom", random_state=0)
