@@ -183,7 +183,7 @@ class _SparseLinearModel(BaseEstimator):
                     refit_objective = objective
                 if self.swap_rounds:
                     x, refit_objective, swaps = _swap(prob, x, refit_objective, forced,
-                                                      self.swap_rounds)
+                                                      self.swap_rounds, s)
         coef = x[:d].copy()
         if icol is not None:
             intercept = float(x[icol])
@@ -513,21 +513,24 @@ def _weighted_colsq(W, W2, w, chunk=1024):
     return out
 
 
-def _swap(prob, x, fun, forced, rounds):
+def _swap(prob, x, fun, forced, rounds, s):
     """Support swaps after the run: per round, the ``_SWAP_CANDIDATES`` best entering and
     leaving coordinates (one-coordinate estimates of the objective change) are paired, every
     pair refitted exactly, and the best pair kept if it lowers the objective; stops at the
-    first round without improvement.  Returns ``(x, F(x), swaps)``."""
+    first round without improvement.  A support with fewer than ``s`` coordinates (a run that
+    stopped early, e.g. diverged) first grows: the round adds the best entering candidate
+    (``"out": None``).  Returns ``(x, F(x), swaps)``."""
     W, y, lam, n = prob.W, prob.y, prob.l2, prob.n
     forced_mask = np.zeros(prob.d, dtype=bool)
     forced_mask[forced] = True
+    forced = np.asarray(forced, dtype=np.int64)
     swaps = []
     W2 = None
     Wcols = W.tocsc() if sp.issparse(W) else W
     for r in range(1, rounds + 1):
         S = np.flatnonzero((x != 0) & ~forced_mask)
         outside = np.flatnonzero((x == 0) & ~forced_mask)
-        if len(S) == 0 or len(outside) == 0:
+        if len(outside) == 0 or (len(S) == 0 and s == 0):
             break
         a = np.asarray(W @ x).ravel()
         deriv = losses.loss_derivative(a, y, prob.loss)
@@ -540,17 +543,20 @@ def _swap(prob, x, fun, forced, rounds):
         gain = g[outside] ** 2 / (2 * h[outside])  # decrease from adding j alone
         cost = x[S] ** 2 * h[S] / 2  # increase from removing i alone
         ins = outside[np.argsort(-gain, kind="stable")[:_SWAP_CANDIDATES]]
-        outs = S[np.argsort(cost, kind="stable")[:_SWAP_CANDIDATES]]
+        # None: add without removing (only while the support is short of s)
+        outs = [None] if len(S) < s else list(S[np.argsort(cost, kind="stable")
+                                                [:_SWAP_CANDIDATES]])
         best = None
         for j in ins:
             for i in outs:
-                support = np.sort(np.concatenate([S[S != i], [j], np.asarray(forced,
-                                                                             dtype=np.int64)]))
+                keep = S if i is None else S[S != i]
+                support = np.sort(np.concatenate([keep, [j], forced])).astype(np.int64)
                 x_try = x.copy()
-                x_try[i] = 0.0
-                x_new, f_new = _refit(prob, support.astype(np.int64), x_try, Wcols)
+                if i is not None:
+                    x_try[i] = 0.0
+                x_new, f_new = _refit(prob, support, x_try, Wcols)
                 if best is None or f_new < best[1]:
-                    best = (x_new, f_new, int(j), int(i))
+                    best = (x_new, f_new, int(j), None if i is None else int(i))
         if best is None or not best[1] < fun * (1 - 1e-9) - 1e-300:
             break
         x, fun = best[0], best[1]

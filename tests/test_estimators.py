@@ -373,3 +373,17 @@ def test_module_docstring_example_runs():
 
     result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_swaps_grow_the_support_of_a_run_that_stopped_short(diabetes):
+    """A diverged run's best iterate is its start (no feature): the swap rounds first add
+    features up to s (recorded with "out": None), then swap."""
+    X, y = diabetes
+    est = SparseLinearRegression(s=3, method="fght", eta=1e6, random_state=0).fit(X, y)
+    assert est.status_ == rv.Status.DIVERGED
+    assert est.trace_.meta["estimator"]["best_iteration"] == 0
+    assert np.count_nonzero(est.coef_) == 3
+    grown = [sw for sw in est.swaps_ if sw["out"] is None]
+    assert len(grown) == 3
+    good = SparseLinearRegression(s=3, random_state=0).fit(X, y)
+    assert est.refit_objective_ <= good.refit_objective_ * 1.01
