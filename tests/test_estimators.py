@@ -387,3 +387,15 @@ def test_swaps_grow_the_support_of_a_run_that_stopped_short(diabetes):
     assert len(grown) == 3
     good = SparseLinearRegression(s=3, random_state=0).fit(X, y)
     assert est.refit_objective_ <= good.refit_objective_ * 1.01
+
+
+def test_raster_labels_are_text_and_unique():
+    from rgrasp_viz.viz.figures._raster import raster_labels
+
+    prob = rv.make_regression("classroom", random_state=0)
+    tr = rv.solve(prob, "htp", s=5).trace
+    tr.meta["feature_names"] = ["<b>x</b>"] + ["dup"] * (prob.d - 1)
+    labels = raster_labels(tr, np.array([0, 1, 2]), n_true=1)
+    assert labels == ["&lt;b&gt;x&lt;/b&gt;★", "dup [1]", "dup [2]"]
+    tr.meta["feature_names"] = ["too", "short"]  # not one name per coordinate: numbers
+    assert raster_labels(tr, np.array([3, 4])) == ["3", "4"]
