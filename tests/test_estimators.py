@@ -399,3 +399,12 @@ def test_raster_labels_are_text_and_unique():
     assert labels == ["&lt;b&gt;x&lt;/b&gt;★", "dup [1]", "dup [2]"]
     tr.meta["feature_names"] = ["too", "short"]  # not one name per coordinate: numbers
     assert raster_labels(tr, np.array([3, 4])) == ["3", "4"]
+
+
+def test_import_rgrasp_viz_does_not_import_sklearn():
+    import subprocess
+    import sys
+
+    code = ("import sys, rgrasp_viz; assert 'sklearn' not in sys.modules; "
+            "rgrasp_viz.SparseLinearRegression; assert 'sklearn' in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=600)
