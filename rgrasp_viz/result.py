@@ -13,6 +13,12 @@ class ConvergenceWarning(UserWarning):
     within its budget (``solve(..., warn=False)`` silences it)."""
 
 
+class DataWarning(UserWarning):
+    """The data look unsuited to what was asked: columns on very different scales (the
+    selection of ``H_s`` then depends on the units), or 0/1 labels given to the least-squares
+    loss."""
+
+
 class SolveResult(OptimizeResult):
     """``OptimizeResult`` with the run's :class:`~rgrasp_viz.trace.Trace`.
 
@@ -35,6 +41,10 @@ class SolveResult(OptimizeResult):
         Everything recorded along the way.
     passes, time, rel_error : float
         Effective passes, solver seconds and relative estimation error at the end.
+    x_best, fun_best, nit_best : ndarray, float, int
+        The iterate of lowest objective the run visited, its objective and iteration (ours:
+        stochastic methods' last iterate is not always their best; ``x`` stays the paper's
+        output, the last iterate).
     method : str
     """
 

@@ -15,6 +15,7 @@ import os
 import socket
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest

@@ -35,6 +35,7 @@ class Method:
         self.n = problem.n
         self.d = problem.d
         self.loss_code = problem.loss_code
+        self.forced = params.forced  # always_select: kept by every thresholding
         self.sparse = sp.issparse(problem.W)
         if self.sparse:
             self.csr = csr_arrays(problem.W)
@@ -58,9 +59,10 @@ class Method:
                                   deriv, g, lam)
         return g, deriv
 
-    def svrg_epoch(self, X, z, g, snap_dloss, idx, thr_every, s_keep, n_prev):
+    def svrg_epoch(self, X, z, g, snap_dloss, idx, thr_every, s_keep, n_prev, forced=None):
         """One SVRG epoch on ``X`` (dense array or CSR arrays), ``z`` updated in place; ``g``
-        is the full gradient at the epoch's start, ridge term included.
+        is the full gradient at the epoch's start, ridge term included.  A thresholding keeps
+        ``forced`` (working coordinates, default none) and the ``s_keep`` largest others.
 
         Returns ``(steps, n_events, n_checkpoints, status, snapshots)``; events and
         checkpoints are left in the workspace buffers.
@@ -76,7 +78,8 @@ class Method:
         common = (self.problem.y, self.loss_code, z, g, snap_dloss, idx, p.eta,
                   self.problem.l2, thr_every, s_keep, ws.keep_idx, ws.prev_idx, n_prev,
                   ws.cand, ws.mags, ws.vbuf, ws.ev_step, ws.ev_in, ws.ev_out, p.record,
-                  ws.rec_every, ws.rec_loss, snaps, ws.stop)
+                  ws.rec_every, ws.rec_loss, snaps, ws.stop,
+                  NO_FORCED if forced is None else forced)
         if isinstance(X, tuple):
             kernel, args = K.svrg_epoch_csr, (*X, *common)
             per_step = X[0].shape[0] / max(len(X[2]) - 1, 1)  # mean nonzeros of a row
@@ -137,22 +140,38 @@ def run_interruptibly(kernel, args, stop, work):
     return box["out"]
 
 
-def threshold(v, s):
-    """``(H_s(v), kept indices)`` for a dense vector."""
-    keep = top_k(v, s)
+NO_FORCED = np.empty(0, dtype=np.int64)
+"""No ``always_select`` coordinates (the paper's ``H_s``)."""
+
+
+def threshold(v, s, forced=None):
+    """``(H_s(v), kept indices)`` for a dense vector; ``forced`` (``always_select``) kept
+    besides the ``s`` largest other entries."""
+    keep = top_k(v, s, forced)
     out = np.zeros_like(v)
     out[keep] = v[keep]
     return out, keep
 
+
 # -- Algorithm 1, steps 2-4 ---------------------------------------------------------------------
 
 
-def merge_support(g, x, s):
-    """``Z = supp(g, 2s)`` and ``T = Z ∪ supp(x)`` (both ascending)."""
-    Z = top_k(g, 2 * s)
+def merge_support(g, x, s, forced=None):
+    """``Z = supp(g, 2s)`` and ``T = Z ∪ supp(x)`` (both ascending).  With ``forced``
+    (``always_select``): ``Z`` is the ``2s`` largest ``|g|`` outside ``forced``, and ``T``
+    also holds ``forced``."""
+    if forced is not None and len(forced):
+        rest = np.ones(len(g), dtype=bool)
+        rest[forced] = False
+        rest = np.flatnonzero(rest)
+        Z = rest[top_k(g[rest], 2 * s)]
+    else:
+        Z = top_k(g, 2 * s)
     # a boolean mask is O(d) without the sort inside np.union1d (~5x faster at d = 1000)
     mask = x != 0
     mask[Z] = True
+    if forced is not None and len(forced):
+        mask[forced] = True
     return Z, np.flatnonzero(mask)
 
 

@@ -99,7 +99,7 @@ def _seed_repr(random_state):
     return type(random_state).__name__
 
 
-def _start(prob, x0, s):
+def _start(prob, x0, s, forced=None):
     if x0 is None:
         return np.zeros(prob.d)
     x0 = np.asarray(x0)
@@ -110,7 +110,7 @@ def _start(prob, x0, s):
         raise ValueError(f"x0 must have shape ({prob.d},), got {x0.shape}")
     if not np.all(np.isfinite(x0)):
         raise ValueError("x0 contains NaN or inf")
-    return K.hard_threshold(x0, s)
+    return K.hard_threshold(x0, s, forced)
 
 
 def _generator_factory(random_state):
@@ -139,7 +139,7 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, inner=
           max_iter=None, max_passes=None, tol=1e-7, ftol=1e-6, patience=None, x0=None,
           random_state=None, callback=None, batch_size=None, record_every=None,
           record_iterates=False, record=True, max_events=1_000_000, loss=None, x_true=None,
-          warn=True):
+          warn=True, always_select=None):
     """Solve ``min F(x) s.t. ||x||_0 <= s`` with a registered method.
 
     Parameters
@@ -224,11 +224,20 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, inner=
         a step size ends at its budget having lowered the objective by less than
         ``SLOW_RTOL`` of ``|F(x0)|`` (the message then names the step size as the likely
         cause).  ``False`` silences all of them; the status and message say the same.
+    always_select : sequence of int, optional
+        Coordinates kept in every support (e.g. an intercept column), not counted in ``s``:
+        every thresholding -- ``H_s``, SVRGHT's and SG-HT's per-step ``H_s``, SVRGSP+'s
+        ``H_|T|`` -- keeps them and the ``s`` (resp. ``|T| - len(always_select)``) largest
+        other entries, and Algorithm 1's ``T`` always holds them.  Ours (the paper has no
+        such option); recorded in ``trace.meta["always_select"]``.
 
     Returns
     -------
     SolveResult
-        ``x, fun, nit, success, status, message, trace, passes, time, rel_error``;
+        ``x, fun, nit, success, status, message, trace, passes, time, rel_error``, and
+        ``x_best, fun_best, nit_best``: the iterate of lowest objective the run visited
+        (``x0`` included; ours -- ``x`` stays the paper's output, the last iterate;
+        ``trace.meta["best_iteration"]`` and ``["fun_best"]`` record it);
         ``status`` is a :class:`~rgrasp_viz.Status`: ``CONVERGED`` (the ``tol`` or ``ftol``
         rule), ``MAX_ITER``, ``MAX_PASSES``, ``DIVERGED`` (the objective became non-finite,
         exceeded ``EXPLODE_FACTOR * F(x0)``, or ended above ``F(x0)``; or an exact sub-problem
@@ -247,10 +256,11 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, inner=
                               max_iter=max_iter, max_passes=max_passes, tol=tol, ftol=ftol,
                               patience=patience, batch_size=batch_size,
                               record_every=record_every, record=record,
-                              record_iterates=record_iterates, max_events=max_events)
+                              record_iterates=record_iterates, max_events=max_events,
+                              always_select=always_select)
     if callback is not None and not callable(callback):
         raise TypeError("callback must be callable")
-    x_start = _start(prob, x0, params.s)
+    x_start = _start(prob, x0, params.s, params.forced)
     new_rng = _generator_factory(random_state)
     spec = params.spec
     warm_up(spec.name, prob.is_sparse, params.inner)
@@ -281,6 +291,7 @@ def _solve(prob, params, spec, x_start, new_rng, callback, random_state, warn):
     meta = {
         "method": spec.name, "loss": prob.loss, "n": prob.n, "sparse": bool(prob.is_sparse),
         "problem": getattr(prob, "name", None), "l2": prob.l2, "s": params.s, "eta": params.eta,
+        "always_select": list(params.always_select),
         "eta_rule": params.eta_rule, "eta_initial": eta0, "eta_halvings": halvings,
         "safeguard_passes": spent_passes,
         "J": params.J, "m": params.m, "inner": params.inner, "batch_size": params.batch_size,
@@ -293,12 +304,14 @@ def _solve(prob, params, spec, x_start, new_rng, callback, random_state, warn):
         "steps_per_iter": run.impl.steps_per_iter, "status": int(run.status),
         "status_name": run.status.name, "message": run.message,
         "success": run.status.success, "versions": _versions(),
+        "best_iteration": run.nit_best, "fun_best": float(run.fun_best),
     }
     trace = run.builder.finish(meta)
     return SolveResult(x=run.x, fun=run.fun, nit=run.nit, success=run.status.success,
                        status=run.status, message=run.message, trace=trace,
                        passes=run.passes, time=run.time, rel_error=prob.rel_error(run.x),
-                       method=spec.name)
+                       method=spec.name, x_best=run.x_best, fun_best=run.fun_best,
+                       nit_best=run.nit_best)
 
 
 class _Run:
@@ -320,6 +333,8 @@ class _Run:
         with np.errstate(over="ignore", invalid="ignore"):
             self.F0 = _objective(prob, x)
         self.fun = self.F0
+        # the best iterate visited (ours: the paper's output is the last one, x̂^T)
+        self.x_best, self.fun_best, self.nit_best = x, self.F0, 0
         self.nit = 0
         self.n_thr = 0
         self.builder.add_iteration(iteration=0, passes=passes, time=solver_time,
@@ -367,6 +382,8 @@ class _Run:
             step_norm = float(np.linalg.norm(out.x - x))
             scale = max(float(np.linalg.norm(out.x)), float(np.linalg.norm(x)))
             x, self.x, self.fun = out.x, out.x, F
+            if F < self.fun_best:
+                self.x_best, self.fun_best, self.nit_best = x, F, t
             if self.callback is not None and self._call_back(t, x, F):
                 break
             if step_norm <= p.tol * scale:

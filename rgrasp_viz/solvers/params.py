@@ -16,7 +16,8 @@ import numpy as np
 from .registry import get_method, normalize_reading
 from .steps import default_eta
 
-__all__ = ["SolveParams", "check_flag", "check_params", "max_inner_steps"]
+__all__ = ["SolveParams", "check_always_select", "check_flag", "check_params",
+           "max_inner_steps"]
 
 #: Bounds on ``J``, the inner steps of one SVRG epoch (see :func:`max_inner_steps`).
 J_PER_SAMPLE = 100
@@ -57,6 +58,17 @@ class SolveParams:
     record_iterates: bool
     max_events: int
     sub_maxiter: int = 500
+    always_select: tuple = ()  # coordinates kept in every support, not counted in s
+
+    @property
+    def forced(self):
+        """ndarray of int64: :attr:`always_select` as the kernels take it (ascending)."""
+        return np.asarray(self.always_select, dtype=np.int64)
+
+    @property
+    def s_total(self):
+        """int: the support size of an iterate, ``s + len(always_select)``."""
+        return self.s + len(self.always_select)
 
     @property
     def spec(self):
@@ -111,7 +123,7 @@ def check_flag(name, value):
 def check_params(problem, method, *, s=None, eta=None, J=None, m=None, inner="paper",
                  max_iter=None, max_passes=None, tol=1e-7, ftol=1e-6, patience=None,
                  batch_size=None, record_every=None, record=True, record_iterates=False,
-                 max_events=1_000_000):
+                 max_events=1_000_000, always_select=None):
     """Check every parameter of a solve of ``problem`` and fill in the defaults.
 
     Parameters
@@ -134,10 +146,15 @@ def check_params(problem, method, *, s=None, eta=None, J=None, m=None, inner="pa
     """
     spec = get_method(method)
     n, d = problem.n, problem.d
+    forced = check_always_select(always_select, d)
     if s is None:
         s = problem.default_s
         if s is None:
             raise ValueError("s is required when the problem has no x_true")
+    if forced and isinstance(s, numbers.Integral) and not isinstance(s, bool) \
+            and s > d - len(forced):
+        raise ValueError(f"s must be <= d - len(always_select) = {d - len(forced)} (s counts "
+                         f"only the coordinates not in always_select), got {s}")
     s = _check_int("s", s, 1, d)
     inner = normalize_reading(inner)
     J = 2 * n if J is None else _check_int("J", J, 1)
@@ -166,7 +183,7 @@ def check_params(problem, method, *, s=None, eta=None, J=None, m=None, inner="pa
     max_events = _check_int("max_events", max_events, 0)
     if eta is None:
         eta_rule = "default"
-        eta = default_eta(problem, spec.name, s, inner, batch_size)
+        eta = default_eta(problem, spec.name, s + len(forced), inner, batch_size)
     else:
         eta_rule = "user"
         eta = _check_positive_float("eta", eta)
@@ -174,4 +191,32 @@ def check_params(problem, method, *, s=None, eta=None, J=None, m=None, inner="pa
                        inner=inner, batch_size=batch_size, max_iter=max_iter,
                        max_passes=max_passes, tol=tol, ftol=ftol, patience=patience,
                        record_every=record_every, record=record,
-                       record_iterates=record_iterates, max_events=max_events)
+                       record_iterates=record_iterates, max_events=max_events,
+                       always_select=forced)
+
+
+def check_always_select(always_select, d):
+    """``always_select`` as an ascending tuple of distinct coordinates in ``[0, d)``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For anything that is not a sequence of distinct integer coordinates, or one that
+        leaves no coordinate to select.
+    """
+    if always_select is None:
+        return ()
+    a = np.asarray(always_select)
+    if a.size == 0:
+        return ()
+    if a.ndim != 1 or a.dtype.kind not in "iu":
+        raise TypeError(f"always_select must be a sequence of integer coordinates, got "
+                        f"{always_select!r}")
+    if a.min() < 0 or a.max() >= d:
+        raise ValueError(f"always_select must hold coordinates in [0, {d}), got "
+                         f"{sorted(set(a.tolist()))}")
+    if len(np.unique(a)) != len(a):
+        raise ValueError(f"always_select has repeated coordinates: {a.tolist()}")
+    if len(a) >= d:
+        raise ValueError(f"always_select keeps all {d} coordinates: nothing left to select")
+    return tuple(int(j) for j in np.sort(a))

@@ -55,9 +55,10 @@ class RGraSP(Method):
     def step(self, x, rng):
         s = self.p.s
         g, snap_dloss = self.full_gradient(x)  # step 2
-        Z, T = merge_support(g, x, s)  # steps 3-4
+        Z, T = merge_support(g, x, s, self.forced)  # steps 3-4
         r = self.sub.solve(x, g, snap_dloss, T, rng)  # step 5: b on T, zero elsewhere
-        keep = K.top_k(r.b_T, s)  # step 6: H_s over T
+        # step 6: H_s over T (always_select kept besides the s others)
+        keep = K.top_k(r.b_T, s, np.searchsorted(T, self.forced) if len(self.forced) else None)
         x_new = np.zeros(self.d)
         x_new[T[keep]] = r.b_T[keep]
         return StepResult(x=x_new, passes=1.0 + r.passes, n_thresholds=r.n_thresholds + 1,

@@ -139,7 +139,7 @@ def exact_fit(method, cols, z0, gradient_known=False):
     if problem.loss == "squares":
         ls = method.__dict__.get("_exact_ls")
         if ls is None:  # once per solve, inside the timed region
-            ls = RestrictedLeastSquares(problem.W, y, min(3 * method.p.s, method.d),
+            ls = RestrictedLeastSquares(problem.W, y, min(3 * method.p.s_total, method.d),
                                         lam=problem.l2)
             method._exact_ls = ls
         b, passes = ls.solve(cols, z0, gradient_known)
@@ -214,7 +214,7 @@ class SemiStochastic:
         m = self.method
         if not m.sparse:
             if self._cols is None:  # once per solve, inside the timed region
-                self._cols = WorkingColumns(m.problem.W, min(3 * m.p.s, m.d))
+                self._cols = WorkingColumns(m.problem.W, min(3 * m.p.s_total, m.d))
             return self._cols.update(T)
         if self._csc is None:  # once per solve, inside the timed region: O(nnz)
             self._csc = csc_arrays(m.problem.W)
@@ -237,8 +237,10 @@ class SemiStochastic:
         else:
             z = x.copy()
             n_prev = ws.set_prev(T)
+            # H_|T| keeps always_select (in T) and the |T| - |always_select| largest others
             steps, n_ev, n_rec, status, snaps = m.svrg_epoch(
-                m.data, z, g, snap_dloss, idx, self.thr_every, len(T), n_prev)
+                m.data, z, g, snap_dloss, idx, self.thr_every, len(T) - len(m.forced), n_prev,
+                m.forced)
             b_T = z[T]
             work_index = None
         return SubResult(b_T=b_T, passes=steps / m.n,
