@@ -33,20 +33,25 @@ from .output import OutputError, OutputFolder, OutputWriteError, check_out
 from .report import Report, default_out, method_row, print_summary, reading_text, write_outputs
 from .tuning import TUNE_GRID, TUNE_SEED_OFFSET, TUNE_SEEDS, factor_key, tune, tuned_factor
 
-__all__ = ["add_parser", "budget_arg", "check_run_args", "main", "reading_arg", "run",
-           "seed_arg"]
+__all__ = ["MAX_BUDGET", "add_parser", "budget_arg", "check_run_args", "main", "reading_arg",
+           "run", "seed_arg"]
+
+MAX_BUDGET = 1e5
+"""Largest pass budget accepted: the paper's runs use 40-60 passes, and the reference run gets
+ten times the budget, so a larger value would be an effectively unbounded run (hours to
+years), not a longer experiment."""
 
 
 def _budget(value):
-    """A pass budget: a positive finite number."""
+    """A pass budget: a positive finite number of at most :data:`MAX_BUDGET`."""
     try:
         b = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"budget must be a number of effective passes, got {value!r}") \
             from None
-    if not (math.isfinite(b) and b > 0):
-        raise ValueError(f"budget must be a positive finite number of effective passes, "
-                         f"got {value!r}")
+    if not (math.isfinite(b) and 0 < b <= MAX_BUDGET):
+        raise ValueError(f"budget must be a positive finite number of effective passes of "
+                         f"at most {MAX_BUDGET:g}, got {value!r}")
     return b
 
 
@@ -114,7 +119,8 @@ def run(experiment, *, quick=False, out=None, data_dir=None, seed=0, inner="pape
     download : bool
         Allow downloading a real data set (full runs only).
     budget : float, optional
-        Effective passes per method (default :data:`~.experiments.PASS_BUDGET`).
+        Effective passes per method, in ``(0, MAX_BUDGET]`` (default
+        :data:`~.experiments.PASS_BUDGET`).
     progress : bool
         One line per method (and data notes) on stderr.
 
@@ -229,8 +235,8 @@ def _budget_text(text):
     try:
         return _budget(text)
     except ValueError:
-        raise ValueError(f"must be a positive finite number of effective passes, got "
-                         f"{text!r}") from None
+        raise ValueError(f"must be a positive finite number of effective passes of at most "
+                         f"{MAX_BUDGET:g}, got {text!r}") from None
 
 
 def _reading_text(text):
@@ -245,7 +251,7 @@ seed_arg = _arg(_seed_text)
 """argparse type of a seed (a non-negative integer)."""
 
 budget_arg = _arg(_budget_text)
-"""argparse type of a pass budget (a positive finite number)."""
+"""argparse type of a pass budget (a positive finite number, at most :data:`MAX_BUDGET`)."""
 
 reading_arg = _arg(_reading_text)
 """argparse type of a reading of Algorithm 2 (``paper``, ``on_T``; old names accepted)."""
@@ -284,7 +290,7 @@ def add_parser(subparsers):
                           "d coordinates, as the paper writes it) or 'on_T' (our variant: z "
                           "on the merged support T; labelled '(on T)' everywhere)")
     rep.add_argument("--budget", type=budget_arg, default=None,
-                     help="effective passes per method, > 0 (default: "
+                     help=f"effective passes per method, > 0 and <= {MAX_BUDGET:g} (default: "
                           + ", ".join(f"{k} {v:g}" for k, v in PASS_BUDGET.items()) + ")")
     rep.add_argument("--tune", action="store_true",
                      help="tune the step sizes now on two separately seeded problems (grid of "
