@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import sys
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._progress import note
 from ..analysis import best_objective
 from ..problems import Problem, make_regression
 from ..result import ConvergenceWarning
@@ -157,9 +157,9 @@ class ProblemInfo:
 
 
 def say(progress, msg):
-    """Print a progress line on stderr when ``progress``."""
-    if progress:
-        print(msg, file=sys.stderr, flush=True)
+    """A note the user must see (e.g. a stand-in was used): one line on stderr when
+    ``progress`` (:func:`rgrasp_viz._progress.note`); progress itself is a bar."""
+    note(progress, msg)
 
 
 def standin_problem(dataset, loss, random_state=0):
@@ -455,8 +455,6 @@ def reference(problem, traces, s, factors, seed, budget, inner, progress=False):
                                      f"({ref_budget:g} passes, tol=0, ftol=0; "
                                      f"{status_text(res, ref_budget)})",
                            "objective": f_ref})
-        say(progress, f"[ref] {label:<8} {REFERENCE_FACTOR:g}x budget: {res.trace.n_iter:>5d} "
-                      f"it  {res.passes:7.1f} passes  {res.time:8.3f} s  F {f_ref:.6e}")
         if problem.loss == "squares":
             supports = [(f"{label} reference run's best iterate", res.trace.support(k_ref))]
             for m, t in traces.items():
