@@ -37,7 +37,7 @@ def bar(total, desc, enabled=True, unit="it"):
 
     # disable=None: tqdm's own test, off when the stream is not a terminal (the notebook
     # widget treats None as enabled)
-    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, leave=False,
+    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, leave=True,
                 dynamic_ncols=True, disable=None if enabled else True)
 
 
