@@ -231,8 +231,8 @@ def test_quick_run_writes_everything(quick_run):
     assert settings["inner"] == "paper" and "paper's Algorithm 2" in settings["inner_is"]
     assert [r["method"] for r in settings["methods"]] == list(R.METHODS)
     assert "PNG export skipped (--no-png)" in quick_run.notes
-    # nothing left beside the output folder (no temporary folder, no lock)
-    assert sorted(p.name for p in out.parent.iterdir()) == ["run"]
+    # nothing left beside the output folder but its (released) lock file: no temporary folder
+    assert sorted(p.name for p in out.parent.iterdir()) == [".run.lock", "run"]
 
 
 def test_quick_run_settings(quick_run):

@@ -1,6 +1,6 @@
 """The output folder of a run: complete or absent, never a mix, one writer at a time.
 
-A run writes into a temporary folder beside ``--out`` (``.NAME.partial-XXXX``) and swaps it
+A run writes into a temporary folder beside ``--out`` (``.NAME.partial-PID-XXXX``) and swaps it
 into place only once every file is there, so a reader finds the previous complete run or the
 new complete run (a ``--no-png`` re-run leaves no stale PNGs; Ctrl-C or a full disk leave
 the previous run as it was).  On Linux the swap is one atomic ``renameat2(RENAME_EXCHANGE)``;
@@ -10,13 +10,11 @@ makes a second run on the same ``--out`` refuse at once with a message instead o
 writing.
 
 A run stopped by Ctrl-C or SIGTERM removes its temporary folder and releases its lock before
-it exits.  A run killed outright (SIGKILL, a power cut) leaves its temporary folder behind;
-its lock goes with the process, and the next run on the same ``--out`` takes the lock over and
-removes the leftovers (restoring a previous run left aside mid-swap).  The lock file itself,
-empty, stays beside ``--out``.
-
-An existing ``--out`` is replaced only when it is empty or holds nothing but the files a run
-writes (:data:`OUTPUT_NAMES`): a folder with anything else in it is refused, never deleted.
+it exits (after SIGTERM, by SIGTERM's default action, as it would have without us).  A run
+killed outright (SIGKILL, a power cut) leaves its temporary folder behind; its lock goes with
+the process, and the next run on the same ``--out`` takes the lock over and removes the
+leftovers (restoring a previous run left aside mid-swap).  The lock file itself, empty, stays
+beside ``--out``.
 """
 
 from __future__ import annotations
@@ -161,15 +159,19 @@ def _holder(out):
     return ""
 
 
+class _Terminated(SystemExit):
+    """SIGTERM, raised so that the run's folder is cleaned up before the process ends."""
+
+
 def _terminated(signum, frame):
-    raise SystemExit(128 + signum)
+    raise _Terminated(128 + signum)
 
 
 @contextlib.contextmanager
 def _sigterm_unwinds():
-    """Turn SIGTERM into ``SystemExit(143)`` while a run holds its folder, so that a
-    terminated run removes its temporary folder and releases its lock as Ctrl-C does (only
-    when SIGTERM has its default action, in the main thread)."""
+    """While a run holds its folder, SIGTERM unwinds the run (its temporary folder is
+    removed and its lock released, as with Ctrl-C), then ends the process by SIGTERM as it
+    would have without us.  Only when SIGTERM has its default action, in the main thread."""
     if (threading.current_thread() is not threading.main_thread()
             or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
         yield
@@ -177,6 +179,10 @@ def _sigterm_unwinds():
     signal.signal(signal.SIGTERM, _terminated)
     try:
         yield
+    except _Terminated:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)  # the default action: the process ends here
+        raise
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
@@ -270,17 +276,17 @@ class OutputFolder:
             self.stage = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.partial-{os.getpid()}-",
                                                dir=self.out.parent))
         except BaseException:
-            self._release()
+            self._release(*sys.exc_info())
             raise
         return self
 
-    def _release(self):
+    def _release(self, *exc):
         try:
             self._lock.release()
         finally:
             if self._sigterm is not None:
-                self._sigterm.__exit__(None, None, None)
-                self._sigterm = None
+                sigterm, self._sigterm = self._sigterm, None
+                sigterm.__exit__(*(exc or (None, None, None)))
 
     def _leftovers(self, kind):
         return sorted(self.out.parent.glob(f".{self.out.name}.{kind}-*"))
@@ -325,7 +331,7 @@ class OutputFolder:
             if not self.committed and self.stage is not None:
                 shutil.rmtree(self.stage, ignore_errors=True)
         finally:
-            self._release()
+            self._release(*exc)
         return False
 
 
