@@ -17,12 +17,12 @@ is recorded with it.
 from __future__ import annotations
 
 import dataclasses
-import sys
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._progress import note
 from ..problems import Problem, make_regression
 from ..reference import REFERENCE_FACTOR, least_squares_on, reference
 from ..result import ConvergenceWarning
@@ -162,9 +162,9 @@ class ProblemInfo:
 
 
 def say(progress, msg):
-    """Print a progress line on stderr when ``progress``."""
-    if progress:
-        print(msg, file=sys.stderr, flush=True)
+    """A note the user must see (e.g. a stand-in was used): one line on stderr when
+    ``progress`` (:func:`rgrasp_viz._progress.note`); progress itself is a bar."""
+    note(progress, msg)
 
 
 def standin_problem(dataset, loss, random_state=0):
