@@ -13,7 +13,7 @@ PY := $(VENV)/bin/python
 # runs it.
 ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: lab app notebooks demo test install install-test chromium lint bench clean
+.PHONY: lab app notebooks demo test install install-lab install-test chromium lint bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,10 @@ $(PY):
 
 install: $(PY)
 	$(PY) -m pip install -e .
+
+# JupyterLab, Voila and what the notebooks import (the `lab` extra): the course
+install-lab: $(PY)
+	$(PY) -m pip install -e ".[lab]"
 
 install-test: $(PY)
 	$(PY) -m pip install -e ".[test]"
@@ -40,11 +44,10 @@ chromium:
 	  fi; \
 	fi
 
-lab: install
+lab: install-lab
 	$(PY) -m jupyter lab $(ALLOW_ROOT) notebooks/00-visual-explainer.ipynb
 
-app: install
-	$(PY) -m pip install "voila>=0.5"
+app: install-lab
 	$(PY) -m voila notebooks/app.ipynb
 
 notebooks: install-test

@@ -13,7 +13,9 @@ True
 
 The visualization layer loads on first use (plotly and ipywidgets are never imported by
 ``import rgrasp_viz``): ``rv.explore()``, ``rv.play(result)`` (or ``result.play()``),
-``rv.compare(problem)`` and ``rv.viz.figures`` (pure figure builders).
+``rv.compare(problem)`` and ``rv.viz.figures`` (pure figure builders).  The scikit-learn
+estimators ``rv.SparseLinearRegression`` and ``rv.SparseLogisticRegression`` load on first
+use too (scikit-learn is an optional dependency).
 """
 
 __version__ = "0.1.0"
@@ -21,7 +23,7 @@ __version__ = "0.1.0"
 from . import datasets  # noqa: E402
 from ._kernels import hard_threshold, top_k  # noqa: E402
 from .problems import Problem, as_problem, make_classification, make_regression  # noqa: E402
-from .result import ConvergenceWarning, SolveResult  # noqa: E402
+from .result import ConvergenceWarning, DataWarning, SolveResult  # noqa: E402
 from .solvers import (  # noqa: E402
     Status,
     SubProblem,
@@ -36,15 +38,19 @@ from .trace import Trace  # noqa: E402
 
 _LAZY = {"explore": "dashboards", "play": "dashboards", "compare": "dashboards",
          "animate": "animate"}
+_ESTIMATORS = ("SparseLinearRegression", "SparseLogisticRegression")
 
 
 def __getattr__(name):
     """Lazy access to the visualization layer: ``rv.explore``, ``rv.play``, ``rv.compare``
-    and ``rv.viz`` import plotly/ipywidgets on first use, never at ``import rgrasp_viz``."""
+    and ``rv.viz`` import plotly/ipywidgets on first use, never at ``import rgrasp_viz``;
+    ``rv.SparseLinearRegression`` and ``rv.SparseLogisticRegression`` import scikit-learn."""
     import importlib
 
     if name == "viz":
         return importlib.import_module(".viz", __name__)
+    if name in _ESTIMATORS:  # scikit-learn is optional: imported on first use
+        return getattr(importlib.import_module(".estimators", __name__), name)
     if name in _LAZY:
         module = importlib.import_module(f".viz.{_LAZY[name]}", __name__)
         return getattr(module, name)
@@ -53,8 +59,11 @@ def __getattr__(name):
 
 __all__ = [
     "ConvergenceWarning",
+    "DataWarning",
     "Problem",
     "SolveResult",
+    "SparseLinearRegression",
+    "SparseLogisticRegression",
     "Status",
     "SubProblem",
     "Trace",

@@ -67,7 +67,8 @@ __all__ = [
 
 
 def as_trace(obj):
-    """The :class:`~rgrasp_viz.Trace` of ``obj`` (a Trace, or anything with a ``.trace``).
+    """The :class:`~rgrasp_viz.Trace` of ``obj`` (a Trace, anything with a ``.trace``, or a
+    fitted estimator with a ``.trace_``).
 
     Raises
     ------
@@ -81,7 +82,11 @@ def as_trace(obj):
     tr = getattr(obj, "trace", None)
     if isinstance(tr, Trace):
         return tr
-    raise TypeError(f"expected a Trace or a SolveResult, got {type(obj).__name__}")
+    tr = getattr(obj, "trace_", None)
+    if isinstance(tr, Trace):
+        return tr
+    raise TypeError(f"expected a Trace, a SolveResult or a fitted estimator, got "
+                    f"{type(obj).__name__}")
 
 
 def as_traces(objs):

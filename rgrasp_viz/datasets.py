@@ -14,11 +14,12 @@ name       file                    n         d
 "real-sim" real-sim.bz2               72,309     20,958
 ========== ======================= ========= ==========
 
-The compressed file is downloaded once into a cache directory (see :func:`get_data_dir`),
-its SHA-256 checksum is verified (see :data:`DATASETS` for where each expected checksum
-comes from), it is decompressed next to it and loaded. Every file is written to a
-temporary file in the cache directory and renamed into place only once it is complete and
-verified, so an interrupted or failed download never leaves a half-written file behind.
+The compressed file is downloaded once into a cache directory (see :func:`get_data_dir`)
+by `pooch <https://www.fatiando.org/pooch>`_, which verifies its SHA-256 checksum (see
+:data:`DATASETS` for where each expected checksum comes from) before moving it into place,
+so an interrupted or failed download never leaves a half-written file behind; it is then
+decompressed next to it (bounded: a "decompression bomb" is stopped early) and loaded.
+Progress bars are tqdm's.
 Without network access, :func:`fetch` says exactly which file to download and where to
 put it.
 
@@ -32,15 +33,18 @@ put it.
 from __future__ import annotations
 
 import bz2
+import contextlib
 import dataclasses
 import gzip
-import hashlib
+import logging
 import math
 import numbers
 import operator
 import os
+import re
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -62,8 +66,13 @@ __all__ = [
 #: Environment variable naming the cache directory (overridden by ``data_dir=``).
 DATA_DIR_ENV = "RGRASP_VIZ_DATA"
 
-_CHUNK = 1 << 20  # bytes per read when downloading, hashing and decompressing
-_TIMEOUT = 60.0  # seconds without data before a download is abandoned
+#: Default bound on the columns :func:`load_svmlight` infers from a file (2**24: wider than
+#: any data set of the paper by a factor of 300; a float64 vector of that length is 128 MiB).
+MAX_FEATURES = 2**24
+_INDEX_LIMIT = 2**31  # scikit-learn's parser overflows on feature indices from here
+
+_CHUNK = 1 << 20  # bytes per read when decompressing
+_TIMEOUT = 600.0  # seconds a download may take in all
 
 
 # ---------------------------------------------------------------------------- registry
@@ -94,6 +103,9 @@ class RemoteDataset:
         Where `sha256` comes from, shown in checksum errors.
     description : str
         One line for humans.
+    max_bytes : int, optional
+        Upper bound on the decompressed size: decompression stops with a ``ValueError``
+        beyond it (and beyond ``MAX_EXPANSION`` times the compressed size in any case).
     """
 
     name: str
@@ -104,6 +116,7 @@ class RemoteDataset:
     sha256: str | None = None
     sha256_source: str = ""
     description: str = ""
+    max_bytes: int | None = None
 
     @property
     def decompressed_filename(self):
@@ -120,6 +133,12 @@ class RemoteDataset:
 
 
 _LIBSVM_BINARY = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary/"
+
+# Decompression bounds: 64 bytes per stored entry ("index:value " is about 20 characters)
+# of the about 1.50 M (rcv1) and 3.71 M (real-sim) nonzeros, rounded up: several times the
+# files' real sizes, far below what a decompression bomb would write.
+_MAX_BYTES_RCV1 = 96 * 2**20
+_MAX_BYTES_REALSIM = 240 * 2**20
 
 #: The data sets of the paper, by name.
 #:
@@ -143,6 +162,7 @@ DATASETS = {
         sha256=None,
         sha256_source="none published; recorded on first download",
         description="rcv1.binary (training part), Reuters news, cosine-normalized TF-IDF",
+        max_bytes=_MAX_BYTES_RCV1,
     ),
     "real-sim": RemoteDataset(
         name="real-sim",
@@ -156,6 +176,7 @@ DATASETS = {
             "src/rlaopt_experiments/suites/real_erm/data.py"
         ),
         description="real-sim, UseNet articles: real vs simulated auto racing/aviation",
+        max_bytes=_MAX_BYTES_REALSIM,
     ),
 }
 _ALIASES = {"rcv1.binary": "rcv1", "rcv1_train": "rcv1", "realsim": "real-sim"}
@@ -188,23 +209,19 @@ def get_data_dir(data_dir=None):
     -------
     pathlib.Path
         `data_dir` if given; else the environment variable ``RGRASP_VIZ_DATA`` if set and
-        non-empty; else the platform's user cache directory: ``%LOCALAPPDATA%\\rgrasp_viz``
-        on Windows, ``~/Library/Caches/rgrasp_viz`` on macOS, and
-        ``$XDG_CACHE_HOME/rgrasp_viz`` (default ``~/.cache/rgrasp_viz``) elsewhere.
-        ``~`` is expanded.
+        non-empty; else the platform's user cache directory for ``rgrasp_viz`` as
+        ``platformdirs.user_cache_dir`` gives it (``$XDG_CACHE_HOME/rgrasp_viz``, default
+        ``~/.cache/rgrasp_viz``, on Linux; ``~/Library/Caches/rgrasp_viz`` on macOS;
+        ``%LOCALAPPDATA%\\rgrasp_viz\\Cache`` on Windows). ``~`` is expanded.
     """
     if data_dir is not None:
         return Path(os.fspath(data_dir)).expanduser()
     env = os.environ.get(DATA_DIR_ENV, "").strip()
     if env:
         return Path(env).expanduser()
-    if sys.platform.startswith("win"):
-        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
-        return Path(base) / "rgrasp_viz"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "rgrasp_viz"
-    base = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
-    return Path(base).expanduser() / "rgrasp_viz"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("rgrasp_viz", appauthor=False))
 
 
 # ------------------------------------------------------------------------- parsing
@@ -273,6 +290,9 @@ def _line_problem(line, zero_based, n_features, state):
             return f"feature index {idx} is invalid (indices start at {lowest})"
         if idx <= last:
             return f"feature index {idx} after {last}: indices must be strictly increasing"
+        if idx >= _INDEX_LIMIT:
+            return (f"feature index {idx} is too large (indices must be below 2**31 = "
+                    f"{_INDEX_LIMIT})")
         if not math.isfinite(val):
             return f"feature value {val_s!r} (index {idx}) is not finite"
         if first < 0:
@@ -287,29 +307,40 @@ def _line_problem(line, zero_based, n_features, state):
     return None
 
 
-def _find_bad_line(path, zero_based, n_features):
-    """``(lineno, reason)`` of the first malformed line of `path`, or None."""
+def _find_bad_line(path, zero_based, n_features, cap=None):
+    """``(lineno, reason)`` of the first malformed line of `path`, or None.
+
+    Indices are judged against `n_features` columns, or, when it is None, against `cap`
+    columns (the bound on an inferred width) if given."""
+    width = n_features if n_features is not None else cap
     state = {}
     with _open_maybe_compressed(path) as fh:
         for lineno, line in enumerate(fh, start=1):
             state["lineno"] = lineno
-            reason = _line_problem(line, zero_based, n_features, state)
+            reason = _line_problem(line, zero_based, width, state)
             if reason is not None:
                 return lineno, reason
-    if n_features is not None:
+    if width is not None:
         one_based = zero_based is False or (zero_based == "auto" and not state.get("has_zero"))
         hit = state.get("first_gt" if one_based else "first_ge")
         if hit is not None:
             lineno, idx = hit
-            top = n_features if one_based else n_features - 1
+            top = width if one_based else width - 1
+            if n_features is not None:
+                return lineno, (
+                    f"feature index {idx} exceeds n_features={n_features} "
+                    f"(largest allowed index: {top})"
+                )
             return lineno, (
-                f"feature index {idx} exceeds n_features={n_features} "
-                f"(largest allowed index: {top})"
+                f"feature index {idx} exceeds the cap of max_features={cap} columns "
+                f"(largest allowed index: {top}): a file naming a huge index would make "
+                "every solve allocate arrays that long; pass n_features=... or a larger "
+                "max_features if the data really is that wide"
             )
     return None
 
 
-def load_svmlight(path, n_features=None, *, zero_based="auto"):
+def load_svmlight(path, n_features=None, *, zero_based="auto", max_features=MAX_FEATURES):
     """Read a LIBSVM/svmlight file into a CSR matrix and a label vector.
 
     Parsing is done by scikit-learn's ``load_svmlight_file`` (the ``data`` extra).
@@ -319,10 +350,16 @@ def load_svmlight(path, n_features=None, *, zero_based="auto"):
     path : str or os.PathLike
         File name; ``.bz2`` and ``.gz`` files are decompressed on the fly.
     n_features : int, optional
-        Number of columns. Default: the largest feature index found in the file.
+        Number of columns; a larger feature index in the file is an error naming its
+        line. Default: the largest feature index found in the file, at most
+        `max_features`.
     zero_based : bool or "auto", default "auto"
         Whether feature indices start at 0. ``"auto"`` treats the file as 1-based (the
         LIBSVM convention) unless some index is 0; ``False`` rejects index 0.
+    max_features : int, default ``MAX_FEATURES`` (2**24)
+        Bound on the number of columns when `n_features` is not given: a file whose
+        largest index is beyond it is an error naming the line, not a matrix whose width
+        makes every later solve allocate gigabytes.
 
     Returns
     -------
@@ -344,8 +381,10 @@ def load_svmlight(path, n_features=None, *, zero_based="auto"):
         If the file is malformed: the message starts with ``"<path>:<line>: "`` and says
         what is wrong with that line (scikit-learn's own errors do not name the line; the
         file is then re-scanned to find it). Non-finite labels or values count as
-        malformed. A file without any sample (empty, or only comments and blank lines) is
-        an error too, naming the file.
+        malformed, and so are feature indices beyond `n_features`, beyond
+        `max_features` (when `n_features` is not given) or of 2**31 and more. A file
+        without any sample (empty, or only comments and blank lines) is an error too,
+        naming the file.
 
     Examples
     --------
@@ -367,11 +406,18 @@ def load_svmlight(path, n_features=None, *, zero_based="auto"):
             raise ValueError(f"n_features must be a positive integer, got {n_features}")
     if zero_based not in (True, False, "auto"):
         raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
+    if isinstance(max_features, (bool, np.bool_)) or not isinstance(max_features,
+                                                                    numbers.Integral):
+        raise TypeError(f"max_features must be a positive integer, got {max_features!r}")
+    if max_features < 1:
+        raise ValueError(f"max_features must be a positive integer, got {max_features}")
     loader = _sklearn_loader()
     try:
         W, y = loader(str(path), n_features=n_features, dtype=np.float64, zero_based=zero_based)
-    except (ValueError, OSError, EOFError, UnicodeError) as exc:
+    except (ValueError, OSError, EOFError, UnicodeError, OverflowError) as exc:
         raise _located_error(path, zero_based, n_features, exc) from exc
+    if n_features is None and W.shape[1] > max_features:
+        raise _located_error(path, zero_based, None, None, cap=int(max_features))
     if W.shape[0] == 0:
         raise ValueError(f"{path}: no samples (the file is empty or holds only comments and "
                          "blank lines)")
@@ -382,10 +428,10 @@ def load_svmlight(path, n_features=None, *, zero_based="auto"):
     return W, np.ascontiguousarray(y, dtype=np.float64)
 
 
-def _located_error(path, zero_based, n_features, exc):
+def _located_error(path, zero_based, n_features, exc, cap=None):
     detail = f" ({type(exc).__name__}: {exc})" if exc is not None else ""
     try:
-        bad = _find_bad_line(path, zero_based, n_features)
+        bad = _find_bad_line(path, zero_based, n_features, cap)
     except (OSError, EOFError) as scan_exc:  # e.g. a corrupt .bz2 stream
         return ValueError(f"{path}: cannot be read as a svmlight file: {scan_exc}")
     if bad is None:
@@ -414,92 +460,184 @@ def _as_pm1(y, where):
 
 
 # ------------------------------------------------------------------------- download
+#
+# The transfer (HTTP, temporary file, checksum, atomic move into the cache) is pooch's
+# (``pooch.retrieve`` with its ``HTTPDownloader``, built on requests); progress bars are
+# tqdm's. What is ours: the deadline on the whole transfer, the bounded decompression
+# processor, the checksum recorded on first use and the messages.
 
 
-class _Progress:
-    """A plain-text progress bar on stderr (``\\r`` updates on a terminal, else lines)."""
+def _progress_bar(desc, progress):
+    """A tqdm bar (``tqdm.auto``: a widget in Jupyter, text on a terminal), or a disabled
+    one when ``progress`` is False or stderr is neither a terminal nor a notebook."""
+    from tqdm.auto import tqdm
 
-    def __init__(self, label, total, enabled, stream=None):
-        self.label = label
-        self.total = total if total and total > 0 else None
-        self.enabled = enabled
-        self.stream = sys.stderr if stream is None else stream
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.start = time.perf_counter()
-        self.last = -math.inf
-        self.next_pct = 0
-        self.done = 0
-        self.shown = 0  # length of the last \r line, to blank out its tail
+    return tqdm(desc=desc, unit="B", unit_scale=True, unit_divisor=1024, leave=True,
+                disable=None if progress else True, file=sys.stderr)
 
-    def _text(self):
-        mb = self.done / 1e6
-        rate = mb / max(time.perf_counter() - self.start, 1e-9)
-        if self.total is None:
-            return f"{self.label}: {mb:.1f} MB  {rate:.1f} MB/s"
-        pct = 100.0 * self.done / self.total
-        width = 24
-        fill = min(width, int(width * self.done / self.total))
-        bar = "#" * fill + "-" * (width - fill)
-        return (
-            f"{self.label}: [{bar}] {pct:5.1f}%  {mb:.1f}/{self.total / 1e6:.1f} MB  "
-            f"{rate:.1f} MB/s"
-        )
 
-    def _rewrite(self, end=""):
-        text = self._text()
-        self.stream.write("\r" + text.ljust(self.shown) + end)
-        self.shown = len(text)
-        self.stream.flush()
+class _PoochBar:
+    """A tqdm bar as pooch's ``HTTPDownloader(progressbar=...)`` drives it (pooch tests the
+    bar's truth, which tqdm refuses while the total is unknown)."""
 
-    def update(self, nbytes):
-        self.done += nbytes
-        if not self.enabled:
-            return
-        now = time.perf_counter()
-        if self.tty:
-            if now - self.last >= 0.1:
-                self.last = now
-                self._rewrite()
-        elif self.total is not None and 100 * self.done >= self.next_pct * self.total:
-            # not a terminal (a log, a notebook): one line per 25%
-            self.stream.write(self._text() + "\n")
-            self.next_pct = 25 * (100 * self.done // (25 * self.total) + 1)
+    def __init__(self, bar):
+        self.bar = bar
+
+    def __bool__(self):
+        return True
+
+    @property
+    def total(self):
+        return self.bar.total
+
+    @total.setter
+    def total(self, value):
+        self.bar.total = value or None  # 0: no Content-Length
+
+    def update(self, n):
+        self.bar.update(n)
+
+    def reset(self):
+        self.bar.reset(total=self.bar.total)
 
     def close(self):
-        if not self.enabled:
-            return
-        if self.tty:
-            self._rewrite("\n")
-        elif self.total is None or self.next_pct <= 100:
-            self.stream.write(self._text() + "\n")
-        self.stream.flush()
+        self.bar.close()
 
 
-def _say(progress, message):
-    if progress:
-        sys.stderr.write(message + "\n")
-        sys.stderr.flush()
+def _say(bar, message):
+    """One line above the bar, only when the bar is shown."""
+    if not bar.disable:
+        bar.write(message, file=sys.stderr)
 
 
-def _sha256_file(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(_CHUNK), b""):
-            digest.update(block)
-    return digest.hexdigest()
+@contextlib.contextmanager
+def _quiet_pooch():
+    """pooch logs every download at INFO level on stderr; ours say it with the bar."""
+    import pooch
+
+    logger = pooch.get_logger()
+    level = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
-def _temp_in(directory, filename):
-    """A new temporary file (fd, path) next to its final place, for an atomic rename."""
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{filename}.", suffix=".part")
-    return fd, Path(tmp)
+class _DownloadTimeout(TimeoutError):
+    """A download did not complete within its deadline."""
+
+
+class _DeadlineDownloader:
+    """A pooch downloader: ``pooch.HTTPDownloader`` with `timeout` as a deadline for the
+    whole transfer, not only for each read.
+
+    requests' timeout bounds one wait for data, so a server sending a byte every few
+    seconds would keep a download alive forever. Here a timer started when the response
+    headers arrive (a requests response hook) shuts the connection down once the deadline
+    has passed, which ends the read in progress; the download then fails with
+    ``_DownloadTimeout`` (reported as :class:`DatasetUnavailableError`).
+    """
+
+    def __init__(self, timeout, progressbar):
+        self.timeout = timeout
+        self.progressbar = progressbar
+
+    def __call__(self, url, output_file, pooch_obj):
+        import pooch
+
+        deadline = time.monotonic() + self.timeout
+        expired = threading.Event()
+        timers = []
+
+        def expire(response):
+            expired.set()
+            shutdown = getattr(response.raw, "shutdown", None)  # urllib3 >= 2.3
+            (shutdown or response.close)()
+
+        def start_clock(response, *args, **kwargs):
+            timer = threading.Timer(max(deadline - time.monotonic(), 0.0), expire, (response,))
+            timer.daemon = True
+            timers.append(timer)
+            timer.start()
+            return response
+
+        http = pooch.HTTPDownloader(progressbar=self.progressbar, timeout=self.timeout,
+                                    headers={"User-Agent": "rgrasp_viz"},
+                                    hooks={"response": [start_clock]})
+        try:
+            http(url, output_file, pooch_obj)
+        except Exception as exc:
+            if expired.is_set():
+                raise _DownloadTimeout(f"not complete after {self.timeout:g} s") from exc
+            raise
+        finally:
+            for timer in timers:
+                timer.cancel()
+        if expired.is_set():  # a body without a declared length just ends early
+            raise _DownloadTimeout(f"not complete after {self.timeout:g} s")
+
+
+#: A compressed data file may expand to at most this many times its size (LIBSVM text
+#: compresses 3-10 times; a "decompression bomb" thousands of times).
+MAX_EXPANSION = 100
+
+
+class _BoundedDecompress:
+    """A pooch processor: decompress a ``.bz2``/``.gz`` download next to it through a
+    temporary file and an atomic rename, at most ``MAX_EXPANSION`` times the compressed
+    size and at most `max_bytes` (the data set's declared bound, if any).
+
+    ``pooch.Decompress`` has no size bound; a few kilobytes of bzip2 can expand to
+    gigabytes. Here decompression stops with a ``ValueError`` as soon as the output
+    exceeds the bound, having written no more than the bound.
+    """
+
+    def __init__(self, dest_name, max_bytes, progress):
+        self.dest_name = dest_name
+        self.max_bytes = max_bytes
+        self.progress = progress
+
+    def __call__(self, fname, action, pooch_obj):
+        raw = Path(fname)
+        dest = raw.with_name(self.dest_name)
+        if dest == raw:
+            return str(raw)
+        limit = MAX_EXPANSION * max(raw.stat().st_size, 1)
+        if self.max_bytes is not None:
+            limit = min(limit, self.max_bytes)
+        fd, tmp = tempfile.mkstemp(dir=raw.parent, prefix=f".{dest.name}.", suffix=".part")
+        try:
+            with os.fdopen(fd, "wb") as out, _open_maybe_compressed(raw) as src:
+                bar = _progress_bar(f"Decompressing {raw.name}", self.progress)
+                written = 0
+                try:
+                    while block := src.read(_CHUNK):
+                        written += len(block)
+                        if written > limit:
+                            raise ValueError(
+                                f"{raw}: decompresses to more than {limit:,} bytes, "
+                                "more than a data file of this size and kind can hold "
+                                f"(at most {MAX_EXPANSION} times the compressed size and "
+                                "the data set's declared bound); not the expected file? "
+                                "Decompression stopped."
+                            )
+                        out.write(block)
+                        bar.update(len(block))
+                except (OSError, EOFError) as exc:
+                    raise ValueError(f"{raw}: is not a valid compressed file ({exc})") from exc
+                finally:
+                    bar.close()
+            os.replace(tmp, dest)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)  # no-op after a successful rename
+        return str(dest)
 
 
 def _unlink_quietly(path):
-    try:
+    with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
-    except FileNotFoundError:
-        pass
 
 
 def _where_to_put(spec, root, problem):
@@ -517,91 +655,50 @@ def _where_to_put(spec, root, problem):
     )
 
 
-def _failed(spec, url, root, reason):
-    return DatasetUnavailableError(
-        _where_to_put(spec, root, f"Could not download {spec.filename} from {url}: {reason}.")
-    )
+def _why(exc):
+    """A short reason for a failed transfer (requests' own messages are long)."""
+    import requests
+
+    if isinstance(exc, _DownloadTimeout):
+        return f"transfer {exc}"
+    if isinstance(exc, requests.HTTPError) and exc.response is not None:
+        return f"HTTP error {exc.response.status_code} ({exc.response.reason})"
+    if isinstance(exc, (requests.exceptions.ChunkedEncodingError,
+                        requests.exceptions.ContentDecodingError)):
+        return f"transfer interrupted or incomplete ({exc})"
+    if isinstance(exc, requests.exceptions.Timeout):
+        return "no answer in time (timeout)"
+    if isinstance(exc, requests.ConnectionError):
+        # requests' text holds the whole retry chain; the OS error says it all
+        found = re.search(r"\[Errno -?\d+\][^'\")]*", str(exc))
+        return f"cannot connect ({found.group(0).strip() if found else exc})"
+    return f"{type(exc).__name__}: {exc}"
 
 
-def _download(spec, url, root, expected, progress, timeout):
-    """Stream `url` into ``root/spec.filename``, verifying `expected`; returns the sha256."""
-    # imported here: http/ssl/email cost ~40 ms, and only a download needs them
-    import http.client
-    import urllib.error
-    import urllib.request
+def _download_errors():
+    import requests
 
-    fd, tmp = _temp_in(root, spec.filename)
-    try:
-        request = urllib.request.Request(url, headers={"User-Agent": "rgrasp_viz"})
-        try:
-            response = urllib.request.urlopen(request, timeout=timeout)
-        except urllib.error.HTTPError as exc:
-            raise _failed(spec, url, root, f"HTTP error {exc.code} ({exc.reason})") from exc
-        except urllib.error.URLError as exc:
-            raise _failed(spec, url, root, f"{exc.reason}") from exc
-        except (OSError, ValueError) as exc:  # timeouts, malformed URLs
-            raise _failed(spec, url, root, f"{type(exc).__name__}: {exc}") from exc
-        digest = hashlib.sha256()
-        with response, os.fdopen(fd, "wb") as out:
-            fd = None
-            length = response.headers.get("Content-Length")
-            total = int(length) if length and length.isdigit() else None
-            bar = _Progress(f"Downloading {spec.filename}", total, progress)
-            try:
-                _pump(response, out, bar, digest)
-            except (OSError, http.client.HTTPException) as exc:  # timeouts, IncompleteRead
-                raise _failed(spec, url, root, f"transfer interrupted ({exc!r})") from exc
-            finally:
-                bar.close()
-            if total is not None and bar.done != total:
-                raise _failed(spec, url, root, f"transfer incomplete: {bar.done} of {total} bytes")
-        got = digest.hexdigest()
-        if expected is not None and got != expected.lower():
-            raise ChecksumError(_checksum_message(spec, url, expected, got))
-        os.replace(tmp, root / spec.filename)
-        return got
-    finally:
-        if fd is not None:
-            os.close(fd)
-        _unlink_quietly(tmp)  # no-op after a successful rename
+    return (requests.RequestException, OSError)
 
 
-def _pump(src, out, bar, digest=None):
-    """Copy ``src`` to ``out`` in ``_CHUNK`` blocks, advancing ``bar`` (and ``digest``)."""
-    while block := src.read(_CHUNK):
-        out.write(block)
-        if digest is not None:
-            digest.update(block)
-        bar.update(len(block))
+_HASH_MISMATCH = re.compile(r"does not match the known hash.* but got ([0-9a-fA-F]{64})", re.S)
 
 
 def _checksum_message(spec, source, expected, got):
     origin = f" (expected checksum from: {spec.sha256_source})" if spec.sha256_source else ""
+    fix = (f" If the file is known to be good (e.g. LIBSVM re-published it), pass "
+           f"sha256={got!r}." if got else "")
     return (
         f"SHA-256 checksum mismatch for {spec.filename} from {source}: expected {expected}"
-        f"{origin}, got {got}. The file was discarded; nothing was written to the cache. "
-        f"If the file is known to be good (e.g. LIBSVM re-published it), pass sha256={got!r}."
+        f"{origin}, got {got or 'another'}. The file was discarded; nothing was written to "
+        f"the cache.{fix}"
     )
 
 
-def _decompress(raw, dest, progress):
-    """Decompress `raw` into `dest` through a temporary file and an atomic rename."""
-    fd, tmp = _temp_in(dest.parent, dest.name)
-    try:
-        with os.fdopen(fd, "wb") as out, _open_maybe_compressed(raw) as src:
-            fd = None
-            bar = _Progress(f"Decompressing {raw.name}", None, progress)
-            try:
-                _pump(src, out, bar)
-            except (OSError, EOFError) as exc:
-                raise ValueError(f"{raw}: is not a valid compressed file ({exc})") from exc
-            finally:
-                bar.close()
-        os.replace(tmp, dest)
-    finally:
-        if fd is not None:
-            os.close(fd)
-        _unlink_quietly(tmp)
+def _sha256_file(path):
+    import pooch
+
+    return pooch.file_hash(str(path), alg="sha256")
 
 
 def _sidecar(root, spec):
@@ -617,13 +714,47 @@ def _read_sidecar(root, spec):
 
 
 def _write_sidecar(root, spec, digest):
-    fd, tmp = _temp_in(root, spec.filename + ".sha256")
+    fd, tmp = tempfile.mkstemp(dir=root, prefix=f".{spec.filename}.sha256.", suffix=".part")
     try:
         with os.fdopen(fd, "w") as out:
             out.write(f"{digest}  {spec.filename}\n")
         os.replace(tmp, _sidecar(root, spec))
     finally:
         _unlink_quietly(tmp)
+
+
+def _retrieve(spec, source, root, expected, progress, timeout):
+    """The compressed file through pooch (downloaded unless cached), decompressed; returns
+    the path of the decompressed file."""
+    import pooch
+
+    downloading = not (root / spec.filename).is_file()  # else pooch only checks and decompresses
+    bar = _progress_bar(f"Downloading {spec.filename}", progress and downloading)
+    try:
+        _say(bar, f"Downloading the {spec.name!r} data set from {source} into {root}")
+        processor = _BoundedDecompress(spec.decompressed_filename, spec.max_bytes, progress)
+        downloader = _DeadlineDownloader(timeout, False if bar.disable else _PoochBar(bar))
+        with _quiet_pooch():
+            try:
+                return Path(pooch.retrieve(
+                    source, known_hash=None if expected is None else f"sha256:{expected}",
+                    fname=spec.filename, path=root, processor=processor,
+                    downloader=downloader,
+                ))
+            except ValueError as exc:
+                if "does not match the known hash" not in str(exc):
+                    raise
+                found = _HASH_MISMATCH.search(str(exc))
+                raise ChecksumError(_checksum_message(
+                    spec, source, expected, found.group(1).lower() if found else None
+                )) from exc
+            except _download_errors() as exc:
+                raise DatasetUnavailableError(_where_to_put(
+                    spec, root, f"Could not download {spec.filename} from {source}: "
+                    f"{_why(exc)}."
+                )) from exc
+    finally:
+        bar.close()
 
 
 def _check_shape(spec, W, where):
@@ -729,19 +860,21 @@ def fetch(
         Cache directory (created if needed); default :func:`get_data_dir` (the
         ``RGRASP_VIZ_DATA`` environment variable, else the user cache directory).
     url : str, optional
-        Download from here instead of the registered address (a mirror; ``file://``
-        works too). The file must still pass the checksum and shape checks.
+        Download from here instead of the registered address (an ``http(s)://`` mirror).
+        The file must still pass the checksum and shape checks.
     sha256 : str, optional
         Expected SHA-256 (hex) of the compressed file, overriding the registered one.
     download : bool, default True
         If False, never touch the network: a data set that is not cached raises
         :class:`DatasetUnavailableError` with instructions.
     progress : bool, default True
-        Show download and decompression progress on stderr (plain text); False is silent.
+        Show download and decompression progress bars (tqdm: a widget in Jupyter, a bar
+        on a terminal; nothing when stderr is neither, e.g. a log file). False is silent.
     return_X_y : bool, default False
         Return ``(W, y)`` instead of a :class:`~rgrasp_viz.Problem`.
-    timeout : float, default 60
-        Seconds without network activity before a download is abandoned.
+    timeout : float, default 600
+        Seconds a download may take in all (a deadline for the whole transfer, also when
+        the server keeps sending a trickle of data); then it is abandoned.
 
     Returns
     -------
@@ -754,15 +887,17 @@ def fetch(
     ------
     DatasetUnavailableError
         The file is not cached and cannot be downloaded (no network, HTTP error,
-        interrupted transfer, or ``download=False``). The message gives the address to
-        download from and the exact path to save the file under.
+        interrupted transfer, `timeout` passed, or ``download=False``). The message
+        gives the address to download from and the exact path to save the file under.
     ChecksumError
         The download has the wrong SHA-256: it is discarded, nothing is written to the
         cache. (A compressed file placed in the cache by hand that fails the check is
         reported but left alone.)
     ValueError
         The file is malformed (the message names the line), is not a valid ``.bz2``
-        file, has the wrong number of samples, or has more than two label values.
+        file, decompresses to more than its bound (``MAX_EXPANSION`` times its size, and
+        :attr:`RemoteDataset.max_bytes`), has the wrong number of samples, or has more
+        than two label values.
     ImportError
         scikit-learn (the ``data`` extra) is missing.
     TypeError
@@ -774,13 +909,14 @@ def fetch(
     Cache layout, in the cache directory: the compressed file as published (e.g.
     ``rcv1_train.binary.bz2``), its decompressed twin (``rcv1_train.binary``), which is
     what later calls load, and, for a data set without a registered checksum,
-    ``<filename>.sha256`` recording the checksum seen on first download. Every file
-    is written to a temporary ``.<name>.*.part`` file in the same directory and renamed
-    into place only when complete (and, for the download, verified), so a failure at
-    any point leaves no partial file. A decompressed file already in the cache is
-    trusted as is; a compressed file found in the cache without its decompressed twin
-    (e.g. placed there by hand) is verified against `sha256`, the registered checksum or
-    the recorded one.
+    ``<filename>.sha256`` recording the checksum seen on first download. The download
+    is pooch's (``pooch.retrieve``: a temporary file in the same directory, checked
+    against the known SHA-256 and moved into place only when complete and verified);
+    the decompressed file is written to a temporary ``.<name>.*.part`` file and renamed
+    into place, so a failure at any point leaves no partial file. A decompressed file
+    already in the cache is trusted as is; a compressed file found in the cache without
+    its decompressed twin (e.g. placed there by hand) is verified against `sha256`, the
+    registered checksum or the recorded one.
 
     A download whose checksum is not known beforehand is kept only if it decompresses,
     parses and has the expected number of samples; otherwise it is deleted again.
@@ -814,23 +950,24 @@ def fetch(
         return _result(W, y, spec.name, return_X_y)
 
     expected = sha256 if sha256 is not None else spec.sha256
-    if raw.is_file():
+    fresh = not raw.is_file()
+    if not fresh:
         recorded = _read_sidecar(root, spec)
         expected = expected if expected is not None else recorded
         got = _sha256_file(raw)
         if expected is not None and got != expected.lower():
-            # a file placed by hand is the user's: report it, do not delete it
+            # a file placed by hand is the user's: report it, do not delete it (pooch would
+            # download it again over the user's copy)
             raise ChecksumError(
                 f"SHA-256 checksum mismatch for {raw}: expected {expected}, got {got}. "
                 f"Delete it to download it again, or pass sha256={got!r} if it is known to "
                 "be good."
             )
-        trusted, fresh = expected is not None, False
+    elif not download:
+        raise DatasetUnavailableError(
+            _where_to_put(spec, root, f"{raw} is not there and download=False.")
+        )
     else:
-        if not download:
-            raise DatasetUnavailableError(
-                _where_to_put(spec, root, f"{raw} is not there and download=False.")
-            )
         try:
             root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -838,15 +975,11 @@ def fetch(
                 f"cannot create the cache directory {root}: {exc}; choose another one with "
                 f"data_dir=... or the {DATA_DIR_ENV} environment variable"
             ) from exc
-        source = url if url is not None else spec.url
-        _say(progress, f"Downloading the {spec.name!r} data set from {source} into {root}")
-        got = _download(spec, source, root, expected, progress, timeout)
-        trusted, fresh = expected is not None, True
-
+    trusted = expected is not None
+    source = url if url is not None else spec.url
     try:
-        if dec != raw:
-            _decompress(raw, dec, progress)
-        W, y = _load_spec_file(spec, dec)
+        path = _retrieve(spec, source, root, expected, progress, timeout)
+        W, y = _load_spec_file(spec, path)
     except BaseException:
         if dec != raw:
             _unlink_quietly(dec)  # made by this call
@@ -854,5 +987,5 @@ def fetch(
             _unlink_quietly(raw)
         raise
     if not trusted:
-        _write_sidecar(root, spec, got)
+        _write_sidecar(root, spec, _sha256_file(raw))
     return _result(W, y, spec.name, return_X_y)

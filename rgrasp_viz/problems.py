@@ -526,12 +526,34 @@ def as_problem(data, loss=None, x_true=None):
         return data
     if isinstance(data, (tuple, list)) and len(data) == 2:
         W, y = data
+        if loss is None:
+            _warn_binary_labels(y)
         return Problem(W, y, loss if loss is not None else "squares", x_true)
     raise TypeError(
         "data must be a rgrasp_viz Problem or a (W, y) tuple/list of a design matrix "
         f"and a response vector; got {type(data).__name__}"
         + (f" of length {len(data)}" if isinstance(data, (tuple, list)) else "")
     )
+
+
+def _warn_binary_labels(y):
+    """A :class:`~rgrasp_viz.DataWarning` when raw targets are all 0 or 1 (both present) and
+    no loss was named: they get least squares, which is rarely what 0/1 labels mean."""
+    try:
+        y = np.asarray(y)
+        binary = (y.ndim == 1 and y.dtype.kind in "biuf" and y.size > 1
+                  and bool(np.all((y == 0) | (y == 1))) and 0 < int(np.sum(y == 1)) < y.size)
+    except (TypeError, ValueError):
+        return
+    if binary:
+        import warnings
+
+        from .result import DataWarning
+
+        warnings.warn(
+            "y holds only 0/1 labels and no loss was given: fitting least squares; pass "
+            "loss='logistic' to classify (or use rgrasp_viz.SparseLogisticRegression), or "
+            "loss='squares' to silence this warning", DataWarning, stacklevel=4)
 
 
 # ---------------------------------------------------------------------- generators

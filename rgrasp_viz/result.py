@@ -8,7 +8,15 @@ from scipy.optimize import OptimizeResult
 
 
 class ConvergenceWarning(UserWarning):
-    """A run stopped at ``max_iter`` before meeting its tolerance."""
+    """A run did not end at a minimiser: it stopped at ``max_iter``, diverged, stalled, made no
+    progress, stopped at a fixed point of hard thresholding, or hardly moved the objective
+    within its budget (``solve(..., warn=False)`` silences it)."""
+
+
+class DataWarning(UserWarning):
+    """The data look unsuited to what was asked: columns on very different scales (the
+    selection of ``H_s`` then depends on the units), or 0/1 labels given to the least-squares
+    loss."""
 
 
 class SolveResult(OptimizeResult):
@@ -23,15 +31,20 @@ class SolveResult(OptimizeResult):
     nit : int
         Outer iterations performed.
     success : bool
-        True when the tolerance was met.
-    status : int
-        0 converged, 1 ``max_iter`` reached, 2 diverged, 99 stopped by the callback.
+        True for ``Status.CONVERGED`` only.
+    status : Status
+        Why the run stopped (:class:`~rgrasp_viz.Status`; one message table in
+        :mod:`rgrasp_viz.solvers.status`).
     message : str
         Human-readable reason for stopping.
     trace : Trace
         Everything recorded along the way.
     passes, time, rel_error : float
         Effective passes, solver seconds and relative estimation error at the end.
+    x_best, fun_best, nit_best : ndarray, float, int
+        The iterate of lowest objective the run visited, its objective and iteration (ours:
+        stochastic methods' last iterate is not always their best; ``x`` stays the paper's
+        output, the last iterate).
     method : str
     """
 
@@ -61,11 +74,19 @@ class SolveResult(OptimizeResult):
         return play(self, **kwargs)
 
 
-def warn_max_iter(method, max_iter):
-    """Emit the standard warning for a run that hit ``max_iter``."""
+def warn_max_iter(method, max_iter, hint=""):
+    """Emit the standard warning for a run that hit ``max_iter`` (``hint``: the tiny-step
+    hint, appended when the run hardly moved the objective)."""
     warnings.warn(
         f"{method}: maximum number of iterations ({max_iter}) reached before the tolerance "
-        "was met; increase max_iter or loosen tol.",
+        f"was met; increase max_iter or loosen tol{hint}.",
         ConvergenceWarning,
         stacklevel=4,  # warn_max_iter <- _solve <- solve <- the caller
     )
+
+
+def warn_status(method, status_name, message):
+    """Emit the warning for a run that diverged, stalled, made no progress, stopped at a
+    fixed point of hard thresholding or hardly moved: the status and its message."""
+    warnings.warn(f"{method}: {status_name}: {message}", ConvergenceWarning,
+                  stacklevel=4)  # warn_status <- _solve <- solve <- the caller

@@ -32,6 +32,7 @@ trace bookkeeping.
 from __future__ import annotations
 
 import json
+import math
 import zipfile
 import zlib
 from pathlib import Path
@@ -255,12 +256,24 @@ class Trace:
         return path
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path, *, max_bytes=None):
         """Load a trace written by :meth:`save`.
+
+        Traces are shared (a student saves a run, an instructor replays it), so a file is
+        read defensively: only the arrays a trace has are read (other members of the
+        archive are never decompressed), each array's shape and dtype declared in its
+        ``.npy`` header must agree with the size the archive declares for it, and the
+        total must fit in ``max_bytes`` -- all checked before anything is allocated.  The
+        dimension ``d`` is bounded too (every view of a trace makes dense vectors of
+        length ``d``).
 
         Parameters
         ----------
         path : str or path-like
+        max_bytes : int, optional
+            The most memory the arrays of the trace may take (default
+            :data:`MAX_TRACE_BYTES`, 1 GiB); ``d`` may be at most ``max_bytes //
+            BYTES_PER_COORDINATE``.
 
         Returns
         -------
@@ -271,13 +284,17 @@ class Trace:
         ValueError
             If the file is not a complete, self-consistent trace (not an ``.npz`` archive,
             unreadable or corrupted data, missing or invalid metadata, missing arrays, arrays
-            whose lengths or index ranges disagree); the message names the file and the
-            problem.
+            whose lengths or index ranges disagree, arrays whose declared sizes disagree with
+            the archive or exceed ``max_bytes``); the message names the file and the problem.
         """
-        arrays = _read_npz(path)
+        max_bytes = _check_max_bytes(max_bytes)
+        arrays = _read_npz(path, max_bytes)
         if "__meta__" not in arrays:
             raise ValueError(f"{path!s} is not an rgrasp_viz trace (no metadata)")
         meta = _parse_meta(path, arrays.pop("__meta__"))
+        too_big = dimension_problem(meta["d"], max_bytes)
+        if too_big:
+            raise ValueError(f"{path!s}: {too_big}")
         missing = [k for k in _REQUIRED if k not in arrays]
         if missing:
             raise ValueError(f"{path!s} is not a complete trace: missing {missing}")
@@ -317,9 +334,58 @@ _INTEGER = ("support_ptr", "support_idx", "Z_ptr", "Z_idx", "T_ptr", "T_idx", *_
 _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # a zip archive with members / an empty one
 
+MAX_TRACE_BYTES = 2**30
+"""Default cap (bytes, 1 GiB) on the memory the arrays of a loaded trace may take
+(:meth:`Trace.load`); a trace of the paper's data sets with recorded iterates is far below."""
 
-def _read_npz(path):
-    """Every array of the ``.npz`` archive ``path`` (ValueError naming the file otherwise)."""
+BYTES_PER_COORDINATE = 64
+"""Bytes per coordinate a view of a trace allocates in dense vectors of length ``d`` (the
+iterate, first-entry times, masks): :meth:`Trace.load` and the player refuse a ``d`` whose
+views would exceed their memory cap."""
+
+_MAX_META_BYTES = 2**24  # the JSON metadata: a few kB in practice
+_MEMBERS = frozenset(_REQUIRED) | {"__meta__"}
+
+
+def _check_max_bytes(max_bytes):
+    if max_bytes is None:
+        return MAX_TRACE_BYTES
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)) \
+            or max_bytes < 1:
+        raise ValueError(f"max_bytes must be a positive integer, got {max_bytes!r}")
+    return int(max_bytes)
+
+
+def dimension_problem(d, max_bytes=None):
+    """Why a trace of dimension ``d`` is too large to view within ``max_bytes`` (default
+    :data:`MAX_TRACE_BYTES`), or None when it is not."""
+    max_bytes = _check_max_bytes(max_bytes)
+    top = max_bytes // BYTES_PER_COORDINATE
+    if int(d) > top:
+        return (f"its dimension d = {int(d):,} is more than this package views within "
+                f"{max_bytes:,} bytes (d <= {top:,}: every view makes dense vectors of length "
+                f"d); pass a larger max_bytes to load it anyway")
+    return None
+
+
+def _npy_header(zf, info):
+    """``(shape, dtype, header_bytes)`` of the ``.npy`` member ``info`` (only its header is
+    decompressed)."""
+    with zf.open(info) as f:
+        version = np.lib.format.read_magic(f)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+        elif version in ((2, 0), (3, 0)):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+        else:  # pragma: no cover - read_magic accepts only these today
+            raise ValueError(f"unsupported .npy format version {version}")
+        return shape, dtype, f.tell()
+
+
+def _read_npz(path, max_bytes=MAX_TRACE_BYTES):
+    """The arrays of a trace in the ``.npz`` archive ``path``: only the members a trace has,
+    each checked against the archive's declared size and ``max_bytes`` before it is
+    allocated (ValueError naming the file and the member otherwise)."""
     try:
         with open(path, "rb") as f:
             head = f.read(8)
@@ -331,10 +397,47 @@ def _read_npz(path):
     if not head.startswith(_ZIP_MAGIC):
         raise ValueError(f"{path!s} is not an rgrasp_viz trace: not an .npz (zip) archive")
     try:
-        with np.load(path, allow_pickle=False) as f:
-            return {k: f[k] for k in f.files}
-    except (OSError, ValueError, EOFError, KeyError, NotImplementedError,
-            zipfile.BadZipFile, zlib.error) as exc:
+        with zipfile.ZipFile(path) as zf:
+            members = {}
+            for info in zf.infolist():
+                key = info.filename[:-4] if info.filename.endswith(".npy") else None
+                if key not in _MEMBERS:
+                    continue  # never decompressed: a trace has no such array
+                if key in members:
+                    raise ValueError(f"array {key!r} is stored twice")
+                members[key] = info
+            declared = {}
+            total = 0
+            for key, info in members.items():
+                shape, dtype, head = _npy_header(zf, info)
+                if dtype.hasobject:
+                    raise ValueError(f"array {key!r} holds Python objects (dtype {dtype})")
+                nbytes = dtype.itemsize * math.prod(int(n) for n in shape)
+                if info.file_size != head + nbytes:
+                    raise ValueError(
+                        f"array {key!r} declares shape {shape} of {dtype} ({nbytes:,} bytes) "
+                        f"but the archive declares {max(info.file_size - head, 0):,} bytes of "
+                        "data for it (a damaged or crafted file)")
+                cap = _MAX_META_BYTES if key == "__meta__" else max_bytes
+                total += nbytes
+                if nbytes > cap or total > max_bytes + _MAX_META_BYTES:
+                    raise ValueError(
+                        f"its arrays declare more than {cap:,} bytes (array {key!r} alone: "
+                        f"shape {shape} of {dtype}, {nbytes:,} bytes); pass a larger "
+                        "max_bytes to load it anyway")
+                declared[key] = (shape, dtype)
+            arrays = {}
+            for key, info in members.items():
+                with zf.open(info) as f:
+                    a = np.lib.format.read_array(f, allow_pickle=False)
+                if (a.shape, a.dtype) != declared[key]:  # pragma: no cover - same header
+                    raise ValueError(f"array {key!r} changed while it was read")
+                arrays[key] = a
+            return arrays
+    except ValueError as exc:
+        raise ValueError(f"{path!s} is not a readable rgrasp_viz trace: {exc}") from exc
+    except (OSError, EOFError, KeyError, NotImplementedError, zipfile.BadZipFile,
+            zlib.error) as exc:
         raise ValueError(f"{path!s} is not a readable rgrasp_viz trace: {exc}") from exc
 
 

@@ -1,6 +1,7 @@
-"""binder/ builds the environment mybinder.org (repo2docker) will run: Python 3.11, this package,
-anywidget and voila.  Checked without Docker: repo2docker writes the Dockerfile it would build,
-and pip resolves the requirements against the package index."""
+"""binder/ builds the environment mybinder.org (repo2docker) will run: Python 3.11, this package
+with its `lab` extra (JupyterLab, Voila, scikit-learn, ...).  Checked without Docker:
+repo2docker writes the Dockerfile it would build, and pip resolves the requirements against
+the package index."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 BINDER = ROOT / "binder"
@@ -27,13 +30,25 @@ def _requirements() -> list[str]:
     return [ln.split("#", 1)[0].strip() for ln in lines if ln.split("#", 1)[0].strip()]
 
 
+def _extra(name) -> set[str]:
+    """Distribution names of an optional-dependency group of pyproject.toml."""
+    tomllib = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli")
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    return {re.split(r"[<>=!~\[ ;]", r, maxsplit=1)[0].lower()
+            for r in project["optional-dependencies"][name]}
+
+
 def test_binder_files_pin_python_and_install_the_package():
     assert (BINDER / "runtime.txt").read_text().strip() == "python-3.11"
     reqs = _requirements()
-    # "." is resolved against pip's working directory, which repo2docker sets to the repo root
-    assert "." in reqs
-    names = {re.split(r"[<>=!~\[ ]", r, maxsplit=1)[0].lower() for r in reqs if r != "."}
-    assert {"anywidget", "voila"} <= names
+    # "." is resolved against pip's working directory, which repo2docker sets to the repo root;
+    # its `lab` extra is the course's JupyterLab, Voila and the notebooks' run-time imports
+    assert ".[lab]" in reqs
+    names = {re.split(r"[<>=!~\[ ]", r, maxsplit=1)[0].lower() for r in reqs
+             if not r.startswith(".")}
+    assert "scikit-learn" in names  # notebook 06's LIBSVM parser
+    assert {"jupyterlab", "voila", "scikit-learn"} <= _extra("lab")
     # an environment.yml would make repo2docker ignore runtime.txt + requirements.txt
     assert not (BINDER / "environment.yml").exists()
 
@@ -111,7 +126,8 @@ def test_binder_requirements_resolve_with_pip(tmp_path, unavailable):
         item["metadata"]["name"].lower().replace("_", "-"): item
         for item in json.loads(report.read_text())["install"]
     }
-    for name in ("rgrasp-viz", "voila", "anywidget", "numba", "plotly", "ipywidgets"):
+    for name in ("rgrasp-viz", "jupyterlab", "voila", "scikit-learn", "anywidget", "numba",
+                 "plotly", "ipywidgets"):
         assert name in installed, f"{name} missing from the resolved set: {sorted(installed)}"
     # the package itself comes from the local checkout, not from an index
     assert installed["rgrasp-viz"]["download_info"]["url"].startswith("file://")

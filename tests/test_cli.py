@@ -54,6 +54,31 @@ def test_bad_budget(budget, tmp_path, capsys, no_work):
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.parametrize("budget", ["1e308", "1e6", "100001"])
+def test_unbounded_budget_is_refused(budget, tmp_path, capsys, no_work):
+    """An effectively unbounded budget is refused before any work (the cap is MAX_BUDGET)."""
+    line = _fails_cleanly(REP + ["--budget", budget, "--out", str(tmp_path / "o")], capsys,
+                          "--budget", "at most 100000", repr(budget))
+    assert line.startswith("rgrasp-viz reproduce: error: argument --budget")
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("budget", [1e308, 2 * command.MAX_BUDGET])
+def test_unbounded_budget_is_refused_by_run(budget, tmp_path, no_work):
+    from rgrasp_viz import reproduce
+
+    with pytest.raises(ValueError, match="at most 100000"):
+        reproduce.run("fig1-setting1", quick=True, out=tmp_path / "o", budget=budget)
+    assert not (tmp_path / "o").exists()
+
+
+def test_largest_budget_passes_the_check(tmp_path):
+    args = command.check_run_args("fig1-setting1", tmp_path / "o", budget="1e5", quick=True)
+    assert args["budget"] == command.MAX_BUDGET == 1e5
+    parser = cli.build_parser()
+    assert parser.parse_args(REP + ["--budget", "1e5"]).budget == 1e5
+
+
 @pytest.mark.parametrize("seed", ["-1", "1.5", "x"])
 def test_bad_seed(seed, tmp_path, capsys, no_work):
     _fails_cleanly(REP + ["--seed", seed, "--out", str(tmp_path / "o")], capsys,

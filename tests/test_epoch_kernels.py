@@ -25,7 +25,7 @@ import scipy.sparse as sp
 import rgrasp_viz as rv
 from rgrasp_viz import _kernels as K
 from rgrasp_viz.problems import make_classification, make_regression
-from rgrasp_viz.solvers._common import Workspace, csr_arrays
+from rgrasp_viz.solvers._common import NO_FORCED, Workspace, csr_arrays
 
 sys.path.insert(0, os.path.dirname(__file__))
 import reference as ref  # noqa: E402
@@ -69,7 +69,8 @@ def _svrg(X, y, loss, z0, g, idx, eta, thr_every, s_keep, rec_every, snap, prev,
     snap_dl = ref.dl(Xd[:, :p] @ z0, y, loss)
     common = (y, LOSSES[loss], z, g, snap_dl, np.asarray(idx, dtype=np.int64), eta, lam,
               thr_every, s_keep, ws.keep_idx, ws.prev_idx, n_prev, ws.cand, ws.mags, ws.vbuf,
-              ws.ev_step, ws.ev_in, ws.ev_out, track, rec_every, ws.rec_loss, snaps)
+              ws.ev_step, ws.ev_in, ws.ev_out, track, rec_every, ws.rec_loss, snaps, ws.stop,
+              NO_FORCED)
     if sp.issparse(X):
         out = K.svrg_epoch_csr(*csr_arrays(X), *common)
     else:
@@ -250,7 +251,7 @@ def _sg(X, y, loss, z0, idx, batch, eta, s_keep, rec_every, snap, prev, lam=0.0)
     z = z0.copy()
     common = (y, LOSSES[loss], z, np.asarray(idx, dtype=np.int64), batch, eta, lam, s_keep,
               np.zeros(p), ws.keep_idx, ws.prev_idx, n_prev, ws.cand, ws.mags, ws.vbuf,
-              ws.ev_step, ws.ev_in, ws.ev_out, True, rec_every, ws.rec_loss, snaps)
+              ws.ev_step, ws.ev_in, ws.ev_out, True, rec_every, ws.rec_loss, snaps, NO_FORCED)
     if sp.issparse(X):
         out = K.sg_epoch_csr(*csr_arrays(X), *common)
     else:

@@ -6,11 +6,16 @@ term as extra rows), to 1e-10 relative, on dense and CSR data, for both solvers:
 * tall and well conditioned; wider than tall; rank deficient (repeated and dependent
   columns); ill-conditioned (the refinement path); with a ridge term;
 * a sequence of supports that overlap, as in GraSP: the Gram entries kept from earlier
-  supports give the same answer as a fresh solve, and the passes are counted (1 sweep when
-  columns entered, 0 when ``T`` did not change, more for refinement);
+  supports give the same answer as a fresh solve, and the sweeps actually made are recorded
+  (1 when columns entered, 0 when ``T`` did not change, more for refinement);
 * the conjugate-gradient solver uses its warm start;
-* GraSP itself: passes are 1 (gradient) + the sub-problem's, and its iterates match the
-  NumPy reference, also on rank-deficient data.
+* the work rule: whatever computes ``b``, a solve is charged the restricted gradients a
+  plain NumPy conjugate gradient evaluates from the warm start to ``WORK_RTOL``, and a
+  logistic fit the L-BFGS evaluations to the same tolerance;
+* GraSP and HTP themselves, both losses: passes per iteration are 1 (gradient) + that count
+  (+1 for HTP's gradient at its warm start), GraSP >= 5 per iteration on setting 1, and
+  logistic GraSP stays within ``max_passes``; GraSP's iterates match the NumPy reference,
+  also on rank-deficient data.
 """
 
 from __future__ import annotations
@@ -23,7 +28,12 @@ import pytest
 import scipy.sparse as sp
 
 import rgrasp_viz as rv
-from rgrasp_viz.solvers._exact import RestrictedLeastSquares, restricted_least_squares
+from rgrasp_viz import losses
+from rgrasp_viz.solvers._exact import (
+    WORK_RTOL,
+    RestrictedLeastSquares,
+    restricted_least_squares,
+)
 
 sys.path.insert(0, os.path.dirname(__file__))
 import reference as ref  # noqa: E402
@@ -58,6 +68,32 @@ def design(kind, seed=0):
     return W, rng.standard_normal(n)
 
 
+def cg_evaluations(W, y, T, z0, rtol=WORK_RTOL):
+    """The work rule in plain NumPy: conjugate gradients on the normal equations of
+    ``min ||W_T z - y||^2 / (2n)`` from ``z0``; restricted gradients evaluated (the one at
+    ``z0`` included) until ``||gradient||_inf <= rtol * max(||gradient at z0||_inf,
+    ||gradient at 0||_inf)``."""
+    WT = (W.toarray() if sp.issparse(W) else W)[:, T]
+    A, rhs = WT.T @ WT, WT.T @ y
+    z = np.array(z0, dtype=float)
+    r = rhs - A @ z
+    target, evals = rtol * max(np.abs(r).max(), np.abs(rhs).max()), 1
+    if np.abs(r).max() <= target:
+        return evals
+    p, rr = r.copy(), r @ r
+    for _ in range(10 * len(T) + 10):
+        q = A @ p
+        evals += 1
+        if not p @ q > 0:
+            break
+        alpha = rr / (p @ q)
+        z, r = z + alpha * p, r - alpha * q
+        if np.abs(r).max() <= target:
+            break
+        p, rr = r + (r @ r) / rr * p, r @ r
+    return evals
+
+
 def as_kind(W, sparse):
     return sp.csr_matrix(W) if sparse else W
 
@@ -77,8 +113,9 @@ def test_matches_a_direct_solve(kind, method, sparse):
         assert rel(b, direct(W, y, T, lam)) < RTOL, (kind, method, T)
         assert passes >= 0
     if kind == "ill-conditioned" and method == "cholesky":
-        _, passes = RestrictedLeastSquares(as_kind(W, sparse), y, 30).solve(SUPPORTS[0])
-        assert passes > 1  # refinement from W_T made the difference
+        solver = RestrictedLeastSquares(as_kind(W, sparse), y, 30)
+        solver.solve(SUPPORTS[0])
+        assert solver.last_sweeps > 1  # refinement from W_T made the difference
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
@@ -90,7 +127,8 @@ def test_kept_gram_entries_and_pass_counts(sparse):
         b, passes = solver.solve(T)
         fresh, _ = restricted_least_squares(W, y, T)
         assert rel(b, fresh) < 1e-12
-        counts.append(passes)
+        counts.append(solver.last_sweeps)
+        assert passes == cg_evaluations(W, y, T, np.zeros(len(T)))  # the work rule
     assert counts[:4] == [1.0, 1.0, 1.0, 1.0]
     assert counts[4] == (1.0 if sparse else 0.0)  # dense: the Gram matrix is kept in slots
     if not sparse:  # the kept Gram matrix is W_T^T W_T for the current slot order
@@ -116,12 +154,13 @@ def test_cg_uses_its_warm_start(sparse):
     W, y = design("tall", seed=5)
     T = SUPPORTS[0]
     exact = direct(W, y, T)
-    cold, p_cold = restricted_least_squares(as_kind(W, sparse), y, T, method="cg")
-    warm, p_warm = restricted_least_squares(as_kind(W, sparse), y, T, method="cg",
-                                            b0=exact + 1e-12 * np.ones(len(T)))
-    assert rel(cold, exact) < RTOL and rel(warm, exact) < RTOL
-    assert p_warm < p_cold / 2
-    assert p_cold >= 10  # one pass per iteration, counted
+    cold = RestrictedLeastSquares(as_kind(W, sparse), y, len(T), method="cg")
+    warm = RestrictedLeastSquares(as_kind(W, sparse), y, len(T), method="cg")
+    b_cold, _ = cold.solve(T)
+    b_warm, _ = warm.solve(T, b0=exact + 1e-12 * np.ones(len(T)))
+    assert rel(b_cold, exact) < RTOL and rel(b_warm, exact) < RTOL
+    assert warm.last_sweeps < cold.last_sweeps / 2
+    assert cold.last_sweeps >= 10  # one pass per iteration, counted
 
 
 def test_bad_arguments():
@@ -154,9 +193,85 @@ def test_grasp_iterates_and_passes(kind, sparse):
     expected = ref.grasp_squares(W, prob.y, 5, res.nit)
     for t in range(res.nit + 1):
         np.testing.assert_allclose(res.trace.x(t), expected["x"][t], rtol=0, atol=1e-10)
+    # the work rule: 1 (step 2's gradient, which is also the restricted gradient at the warm
+    # start) + the iterations of a NumPy conjugate gradient from x^{t-1} on T
     steps = np.diff(res.trace.passes)
-    # 1 (gradient) + 1 (the sweep that formed the new Gram entries) + refinement or a
-    # rank-revealing solve if any; on dense data an unchanged T adds nothing to the gradient
-    assert steps[0] == 2.0 and np.all(steps >= (1.0 if not sparse else 2.0))
-    if kind == "rank-deficient":
-        assert steps.max() >= 3.0  # both copies of the column in T: the singular path
+    for t in range(1, res.nit + 1):
+        T = res.trace.T(t)
+        iters = cg_evaluations(W, prob.y, T, res.trace.x(t - 1)[T]) - 1
+        assert steps[t - 1] == 1 + iters, (t, steps[t - 1], iters)
+
+
+
+def lbfgs_evaluations(W, y, T, z0, rtol=WORK_RTOL):
+    """The work rule for the logistic loss: L-BFGS (SciPy's, from ``z0``) evaluations until
+    ``||gradient||_inf <= rtol * max(||gradient at z0||_inf, ||gradient at 0||_inf)`` is
+    first met.  The loss and its
+    derivative are the package's (tested in test_losses), so that rounding, which decides
+    the count when the warm start is already nearly optimal, is the same."""
+    WT = W[:, T]
+    n, seen = len(y), []
+
+    def fun(z):
+        a = WT @ z
+        f = np.mean(losses.sample_losses(a, y, "logistic"))
+        g = WT.T @ losses.loss_derivative(a, y, "logistic") / n
+        seen.append(np.abs(g).max())
+        return f, g
+
+    scipy_optimize = pytest.importorskip("scipy.optimize")
+    scipy_optimize.minimize(fun, z0, jac=True, method="L-BFGS-B",
+                            options={"maxiter": 500, "gtol": 1e-10, "ftol": 1e-15})
+    g_zero = np.abs(WT.T @ y).max() / (2 * n)  # f'(0) = -y/2
+    hit = [k for k, v in enumerate(seen, 1) if v <= rtol * max(seen[0], g_zero)]
+    return hit[0] if hit else len(seen)
+
+
+def test_grasp_passes_per_iteration_on_setting_1():
+    """The issue's effect: charged by the work rule, GraSP costs >= 5 passes per iteration on
+    setting 1 (the Cholesky on the kept Gram matrix used to be charged 1)."""
+    prob = rv.make_regression(1, random_state=0)
+    res = rv.solve(prob, "grasp", max_iter=3, tol=0, ftol=0, warn=False)
+    assert np.all(np.diff(res.trace.passes) >= 5)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_htp_passes_follow_the_work_rule(sparse):
+    prob = rv.make_regression(n=60, d=50, s_star=4, random_state=1)
+    p = rv.Problem(as_kind(prob.W, sparse), prob.y, x_true=prob.x_true)
+    res = rv.solve(p, "htp", s=5, max_iter=5, tol=0, ftol=0, warn=False)
+    steps = np.diff(res.trace.passes)
+    for t in range(1, res.nit + 1):
+        S = res.trace.support(t)
+        # 1 (gradient) + the CG's evaluations from x^{t-1} on S, its first gradient included
+        # (x^{t-1} need not live on S)
+        assert steps[t - 1] == 1 + cg_evaluations(prob.W, prob.y, S, res.trace.x(t - 1)[S])
+
+
+@pytest.fixture(scope="module")
+def logistic():
+    return rv.make_classification(n=300, d=60, s_star=4, random_state=2)
+
+
+def test_logistic_grasp_and_htp_passes_follow_the_work_rule(logistic):
+    prob = logistic
+    grasp = rv.solve(prob, "grasp", s=4, max_iter=4, tol=0, ftol=0, warn=False)
+    htp = rv.solve(prob, "htp", s=4, max_iter=4, tol=0, ftol=0, warn=False)
+    assert grasp.nit >= 2 and htp.nit >= 2
+    for t in range(1, grasp.nit + 1):
+        T = grasp.trace.T(t)
+        evals = lbfgs_evaluations(prob.W, prob.y, T, grasp.trace.x(t - 1)[T])
+        # step 2's gradient is the one L-BFGS starts from: charged once
+        assert np.diff(grasp.trace.passes)[t - 1] == 1 + evals - 1
+    for t in range(1, htp.nit + 1):
+        S = htp.trace.support(t)
+        evals = lbfgs_evaluations(prob.W, prob.y, S, htp.trace.x(t - 1)[S])
+        assert np.diff(htp.trace.passes)[t - 1] == 1 + evals
+
+
+def test_logistic_grasp_respects_the_pass_budget(logistic):
+    free = rv.solve(logistic, "grasp", s=4, max_iter=10, tol=0, ftol=0, warn=False)
+    assert free.passes > 12  # enough work that a budget of 12 has to cut a fit short
+    res = rv.solve(logistic, "grasp", s=4, max_iter=10, tol=0, ftol=0, max_passes=12,
+                   warn=False)
+    assert res.passes <= 12 and res.status in (rv.Status.MAX_PASSES, rv.Status.DIVERGED)

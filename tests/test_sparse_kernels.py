@@ -25,7 +25,13 @@ import scipy.sparse as sp
 import rgrasp_viz as rv
 from rgrasp_viz import _kernels as K
 from rgrasp_viz.problems import Problem, make_classification, make_regression
-from rgrasp_viz.solvers._common import WorkingColumns, Workspace, csc_arrays, csr_arrays
+from rgrasp_viz.solvers._common import (
+    NO_FORCED,
+    WorkingColumns,
+    Workspace,
+    csc_arrays,
+    csr_arrays,
+)
 
 sys.path.insert(0, os.path.dirname(__file__))
 import reference as ref  # noqa: E402
@@ -143,7 +149,8 @@ def _run_epoch(X, y, loss, z0, g, snap_dl, idx, eta, thr_every, s_keep, rec_ever
     z = z0.copy()
     common = (y, loss, z, g, snap_dl, idx, eta, 0.0, thr_every, s_keep, ws.keep_idx, ws.prev_idx,
               n_prev, ws.cand, ws.mags, ws.vbuf, ws.ev_step, ws.ev_in, ws.ev_out, True,
-              rec_every, ws.rec_loss, snaps)
+              rec_every, ws.rec_loss, snaps, ws.stop,
+              NO_FORCED)
     if sp.issparse(X):
         out = K.svrg_epoch_csr(*csr_arrays(X), *common)
     else:
@@ -244,7 +251,8 @@ def test_lazy_csr_epoch_duplicates():
     z = x.copy()
     K.svrg_epoch_csr(data, indices, indptr, y, 0, z, g, snap_dl, idx, eta, 0.0, 0, 5, ws.keep_idx,
                      ws.prev_idx, 0, ws.cand, ws.mags, ws.vbuf, ws.ev_step, ws.ev_in,
-                     ws.ev_out, True, 0, ws.rec_loss, np.zeros((0, W.shape[1])))
+                     ws.ev_out, True, 0, ws.rec_loss, np.zeros((0, W.shape[1])), ws.stop,
+                     NO_FORCED)
     want = _run_epoch(W.toarray(), y, 0, x, g, snap_dl, idx, eta, 0, 5, 0, False)["z"]
     np.testing.assert_allclose(z, want, atol=1e-12, rtol=0)
 

@@ -4,6 +4,8 @@ diverged whatever stopped it, default step sizes never diverge, degenerate data 
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -92,7 +94,7 @@ def test_status_is_a_named_enum_with_one_message_table():
     res = rv.solve(prob, "fght", s=10)
     assert isinstance(res.status, Status) and res.status is Status.CONVERGED
     assert res.success is True and res.trace.meta["status_name"] == "CONVERGED"
-    assert [s.value for s in Status] == [0, 1, 2, 3, 4, 5, 99]
+    assert [s.value for s in Status] == [0, 1, 2, 3, 4, 5, 6, 99]
     assert {s for s in Status if s.success} == {Status.CONVERGED}
     assert Status.MAX_ITER in MESSAGES and Status.NO_PROGRESS in MESSAGES
     assert all(isinstance(s.description, str) and s.description for s in Status)
@@ -101,7 +103,8 @@ def test_status_is_a_named_enum_with_one_message_table():
 
 def test_no_progress_is_not_success():
     prob = rv.make_regression("classroom", random_state=0)
-    res = rv.solve(prob, "fght", s=24, eta=1e-8)
+    with pytest.warns(rv.ConvergenceWarning, match="NO_PROGRESS: no progress"):
+        res = rv.solve(prob, "fght", s=24, eta=1e-8)
     assert res.status == Status.NO_PROGRESS and not res.success
     assert res.message.startswith("no progress") and "step size may be too small" in res.message
     assert res.rel_error > 0.99
@@ -182,7 +185,8 @@ def test_a_converged_run_ends_within_1_percent_of_a_10x_budget(case, method, inn
     prob = prob()
     res = rv.solve(prob, method, s=s, inner=inner, random_state=0, warn=False)
     if res.status != Status.CONVERGED:
-        assert res.status in (Status.STALLED, Status.MAX_ITER), res.message
+        assert res.status in (Status.STALLED, Status.MAX_ITER, Status.HT_FIXED_POINT), \
+            res.message
         assert not res.success
         return
     long = rv.solve(prob, method, s=s, inner=inner, random_state=0, warn=False, tol=0,
@@ -192,7 +196,8 @@ def test_a_converged_run_ends_within_1_percent_of_a_10x_budget(case, method, inn
 
 
 def test_stalled_is_reported_with_the_hover():
-    res = rv.solve(_breast_cancer(), "svrgsp", s=5, inner="on_T", random_state=0)
+    with pytest.warns(rv.ConvergenceWarning, match="STALLED: stalled"):
+        res = rv.solve(_breast_cancer(), "svrgsp", s=5, inner="on_T", random_state=0)
     assert res.status == Status.STALLED and not res.success
     assert res.message.startswith("stalled") and "not converged" in res.message
 
@@ -257,3 +262,122 @@ def test_extreme_scale_is_named(scale, word, sparse):
     prob = rv.Problem(sp.csr_matrix(W) if sparse else W, base.y)
     with pytest.raises(ValueError, match=f"entries of W are {word}.*rescale"):
         rv.solve(prob, "svrgsp", s=4)
+
+
+# -- statuses that speak up ---------------------------------------------------------------------
+
+
+def _no_convergence_warning(**kwargs):
+    """solve(...) with every ConvergenceWarning turned into an error."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rv.ConvergenceWarning)
+        return rv.solve(**kwargs)
+
+
+def _diverging():
+    prob = problems()[0]
+    return dict(problem=prob, method="svrght", s=10, random_state=0,
+                eta=1e3 * rv.default_eta(prob, "svrght", 10))
+
+
+def test_diverged_warns_and_warn_false_silences_it():
+    with pytest.warns(rv.ConvergenceWarning, match="svrght: DIVERGED: diverged"):
+        res = rv.solve(**_diverging())
+    assert res.status == Status.DIVERGED
+    quiet = _no_convergence_warning(**_diverging(), warn=False)
+    assert quiet.status == Status.DIVERGED and quiet.message == res.message
+
+
+def test_a_diverged_grasp_does_not_return_silently():
+    prob = rv.make_classification(n=500, d=1000, s_star=20, random_state=1)
+    with pytest.warns(rv.ConvergenceWarning, match="grasp: DIVERGED") as rec:
+        res = rv.solve(prob, "grasp", random_state=0, ftol=0)
+    assert res.status == Status.DIVERGED and not res.success
+    assert "GraSP has no step size" in str(rec[0].message)
+
+
+def test_stalled_and_no_progress_are_silenced_by_warn_false():
+    prob = rv.make_regression("classroom", random_state=0)
+    res = _no_convergence_warning(problem=prob, method="fght", s=24, eta=1e-8, warn=False)
+    assert res.status == Status.NO_PROGRESS
+    res = _no_convergence_warning(problem=rv.make_classification(n=500, d=1000, s_star=20,
+                                                                 random_state=1),
+                                  method="grasp", random_state=0, warn=False)
+    assert res.status == Status.STALLED
+
+
+@pytest.mark.parametrize("budget", ["max_iter", "max_passes"])
+@pytest.mark.parametrize("method", ["fght", "svrgsp+"])
+def test_a_tiny_step_is_named_as_the_likely_cause(method, budget):
+    """1e-4 x the default step: the run ends at its budget having hardly moved F; the message
+    and the warning say the step size is the likely cause."""
+    prob = rv.make_regression("classroom", random_state=0)
+    eta = 1e-4 * rv.default_eta(prob, method, 24)
+    kwargs = {"max_iter": dict(max_iter=20), "max_passes": dict(max_passes=20)}[budget]
+    with pytest.warns(rv.ConvergenceWarning, match="step size eta=.* is likely too small"):
+        res = rv.solve(prob, method, s=24, eta=eta, random_state=0, **kwargs)
+    assert res.status == (Status.MAX_ITER if budget == "max_iter" else Status.MAX_PASSES)
+    moved = 1 - res.fun / res.trace.objective[0]
+    assert 0 < moved < 0.1
+    assert f"moved by only {moved:.2%}" in res.message and "likely too small" in res.message
+    quiet = _no_convergence_warning(problem=prob, method=method, s=24, eta=eta,
+                                    random_state=0, warn=False, **kwargs)
+    assert quiet.message == res.message
+    # the default step moves F a lot within the same budget: no hint, and a budget that
+    # runs out is no warning of its own
+    fine = _no_convergence_warning(problem=prob, method=method, s=24, random_state=0,
+                                   max_passes=20)
+    assert "likely too small" not in fine.message
+
+
+def _spurious_fixed_point():
+    """SVRGHT with 0.3 x its default step: on this problem it stops at a support that is a
+    fixed point of its (small) hard-thresholding steps, far from the best one."""
+    prob = rv.make_regression(n=300, d=600, s_star=12, random_state=0)
+    s = prob.default_s
+    return dict(problem=prob, method="svrght", s=s, random_state=0,
+                eta=0.3 * rv.default_eta(prob, "svrght", s))
+
+
+def _exact_fit_objective(prob, S):
+    x = np.zeros(prob.d)
+    x[S] = np.linalg.lstsq(prob.W[:, S], prob.y, rcond=None)[0]
+    return prob.objective(x)
+
+
+def test_a_fixed_point_of_hard_thresholding_is_flagged_not_converged():
+    with pytest.warns(rv.ConvergenceWarning, match="HT_FIXED_POINT: fixed point of hard "
+                                                   "thresholding, not a minimiser"):
+        res = rv.solve(**_spurious_fixed_point())
+    assert res.status == Status.HT_FIXED_POINT and not res.success
+    assert "may be too small" in res.message
+    prob = _spurious_fixed_point()["problem"]
+    # the iterates did stop (a fixed point) ...
+    np.testing.assert_allclose(res.trace.x(-1), res.trace.x(-2), rtol=0, atol=1e-6)
+    # ... but one gradient step of size 1/rho(2s), H_s and an exact fit (NumPy here) lower F
+    # more than twofold: what the message reports
+    eta = rv.default_eta(prob, "fght", res.trace.meta["s"])
+    S = np.flatnonzero(rv.hard_threshold(res.x - eta * prob.gradient(res.x),
+                                         res.trace.meta["s"]))
+    better = min(_exact_fit_objective(prob, S), _exact_fit_objective(prob, np.flatnonzero(res.x)))
+    assert res.fun > 2 * better
+    assert f"F = {better:.6g}" in res.message
+    quiet = _no_convergence_warning(**_spurious_fixed_point(), warn=False)
+    assert quiet.status == Status.HT_FIXED_POINT
+    # the default step on the same problem converges to a minimiser, not flagged
+    kwargs = _spurious_fixed_point()
+    del kwargs["eta"]
+    good = _no_convergence_warning(**kwargs)
+    assert good.status == Status.CONVERGED and good.success
+
+
+@pytest.mark.slow
+def test_svrght_at_half_its_step_on_setting_1_is_flagged():
+    """The issue's example: SVRGHT at 0.5 x its default step on setting 1 stopped
+    CONVERGED at relative error 0.20."""
+    prob = rv.make_regression(1, random_state=0)
+    s = prob.default_s
+    res = rv.solve(prob, "svrght", s=s, eta=0.5 * rv.default_eta(prob, "svrght", s),
+                   random_state=0, warn=False)
+    assert res.status == Status.HT_FIXED_POINT and not res.success
+    assert res.rel_error > 0.1

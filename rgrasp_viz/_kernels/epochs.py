@@ -6,7 +6,9 @@ Random indices are drawn by the caller (``np.random.Generator``) and passed in, 
 reproducible and a slow NumPy reference fed the same indices gives the same iterates.
 Every kernel takes ``lam >= 0`` right after ``eta``: the components are
 ``f_i + (lam / 2) ||.||^2`` on the working coordinates (``lam = 0``: the paper's objective,
-with the same arithmetic as before the term existed).
+with the same arithmetic as before the term existed).  Every kernel takes ``forced`` last:
+ascending int64 working coordinates that every thresholding keeps (``always_select``; not
+counted in ``s_keep``; empty for the paper's operator).
 
 Recording is done in caller-allocated fixed-size buffers:
 
@@ -18,7 +20,14 @@ Recording is done in caller-allocated fixed-size buffers:
 
 Return value of every epoch kernel: ``(steps_done, n_events, n_checkpoints, n_prev, status)``
 with ``status`` 0 = ok, 1 = a non-finite margin was met (divergence; the iterate is left as
-it was at that step).
+it was at that step), 2 = stopped on request.
+
+Stopping on request: the SVRG epoch kernels take ``stop`` (just before ``forced``), a one-element
+int64 array, and are compiled with ``nogil=True``; every ``STOP_EVERY`` inner steps they read
+``stop[0]`` and, if it is non-zero, materialise the iterate and return with status 2.  A
+caller running a long epoch in a worker thread sets it when the main thread receives Ctrl-C
+(see :meth:`rgrasp_viz.solvers._common.Method.svrg_epoch`).  Reading the flag touches no
+floating-point value, so the iterates are those of a run that never looks at it.
 """
 
 from __future__ import annotations
@@ -26,11 +35,13 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import _INTERNAL, njit
-from .threshold import count_changes, keep_only, top_k_indices
+from .threshold import count_changes, keep_only, top_k_forced
 
 _HUGE = 1e150  # a margin beyond this means the run has blown up
 _TINY = 1e-9  # lazy ridge steps: resynchronise before the scale of u falls below this
 _ZERO = np.int64(0)  # counters start from a typed zero (see svrg_epoch_dense)
+STOP_EVERY = 256  # inner steps between two reads of the stop flag (a power of two)
+_STOP_MASK = STOP_EVERY - 1
 
 
 @njit(cache=True)
@@ -101,13 +112,14 @@ def _due(j, every):
 @njit(cache=True, **_INTERNAL)
 def _after_step(j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf,
                 ev_step, ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec,
-                acc, cnt):
+                acc, cnt, forced):
     """End of inner step ``j`` (0-based): thresholding event and checkpoint, if due.
+    The thresholding keeps ``forced`` (``always_select``) and the ``s_keep`` largest others.
 
     Returns the updated ``(n_prev, n_ev, n_rec, acc, cnt)``.
     """
     if _due(j, thr_every):  # z <- H_{s_keep}(z); entered / left relative to prev_idx
-        nk = top_k_indices(z, s_keep, keep_idx, cand, mags)
+        nk = top_k_forced(z, s_keep, forced, keep_idx, cand, mags, vbuf)
         keep_only(z, keep_idx, nk, vbuf)
         if track:
             e_in, e_out = count_changes(prev_idx, n_prev, keep_idx, nk)
@@ -198,10 +210,10 @@ def _affine_part(g, lam, z):
     return h
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def svrg_epoch_dense(X, y, loss, z, g, snap_dloss, idx, eta, lam, thr_every, s_keep,
                      keep_idx, prev_idx, n_prev, cand, mags, vbuf,
-                     ev_step, ev_in, ev_out, track, rec_every, rec_loss, snaps):
+                     ev_step, ev_in, ev_out, track, rec_every, rec_loss, snaps, stop, forced):
     """SVRG inner loop (Algorithm 2 / SVRGHT) on a dense C-contiguous ``X`` (n x >= p).
 
     With ``z~`` the iterate on entry, step ``j`` (sample ``i = idx[j]``) is
@@ -253,6 +265,9 @@ def svrg_epoch_dense(X, y, loss, z, g, snap_dloss, idx, eta, lam, thr_every, s_k
         i = idx[j]
         if lam == 0.0:
             D = (j - t0) * eta
+        if (j & _STOP_MASK) == 0 and stop[0] != 0:  # stopped on request (e.g. Ctrl-C)
+            _sync(z, z, sig, D, h)
+            return j, n_ev, n_rec, n_prev, 2
         a = sig * au - D * wh[i] if j > t0 else sig * au
         if not abs(a) < _HUGE:
             _sync(z, z, sig, D, h)
@@ -293,7 +308,7 @@ def svrg_epoch_dense(X, y, loss, z, g, snap_dloss, idx, eta, lam, thr_every, s_k
             n_prev, n_ev, n_rec, acc, cnt = _after_step(
                 j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf,
                 ev_step, ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec,
-                acc, cnt)
+                acc, cnt, forced)
             t0 = j + 1
             sig = 1.0
             D = 0.0
@@ -332,10 +347,10 @@ def _materialize(z, ug, sig, D):
         z[k] = sig * ug[k, 0] - D * ug[k, 1]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def svrg_epoch_csr(data, indices, indptr, y, loss, z, g, snap_dloss, idx, eta, lam,
                    thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf,
-                   ev_step, ev_in, ev_out, track, rec_every, rec_loss, snaps):
+                   ev_step, ev_in, ev_out, track, rec_every, rec_loss, snaps, stop, forced):
     """CSR twin of :func:`svrg_epoch_dense` (``X`` given as ``data, indices, indptr``).
 
     Unless the iterate is thresholded after every step (``thr_every == 1``, SVRGHT, whose
@@ -364,6 +379,8 @@ def svrg_epoch_csr(data, indices, indptr, y, loss, z, g, snap_dloss, idx, eta, l
     h = _affine_part(g, lam, z)
     if thr_every == 1:  # eager: H_s after every step reads every coordinate anyway
         for j in range(idx.shape[0]):
+            if (j & _STOP_MASK) == 0 and stop[0] != 0:  # stopped on request (e.g. Ctrl-C)
+                return j, n_ev, n_rec, n_prev, 2
             i = idx[j]
             a = 0.0
             for q in range(indptr[i], indptr[i + 1]):
@@ -385,7 +402,7 @@ def svrg_epoch_csr(data, indices, indptr, y, loss, z, g, snap_dloss, idx, eta, l
             n_prev, n_ev, n_rec, acc, cnt = _after_step(
                 j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf,
                 ev_step, ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec,
-                acc, cnt)
+                acc, cnt, forced)
         return idx.shape[0], n_ev, n_rec, n_prev, 0
     ug = np.empty((p, 2), dtype=np.float64)
     for k in range(p):
@@ -401,6 +418,9 @@ def svrg_epoch_csr(data, indices, indptr, y, loss, z, g, snap_dloss, idx, eta, l
         hi = indptr[i + 1]
         if lam == 0.0:
             D = (j - t0) * eta
+        if (j & _STOP_MASK) == 0 and stop[0] != 0:  # stopped on request (e.g. Ctrl-C)
+            _materialize(z, ug, sig, D)
+            return j, n_ev, n_rec, n_prev, 2
         a = 0.0
         for q in range(lo, hi):
             k = indices[q]
@@ -439,7 +459,7 @@ def svrg_epoch_csr(data, indices, indptr, y, loss, z, g, snap_dloss, idx, eta, l
             n_prev, n_ev, n_rec, acc, cnt = _after_step(
                 j, z, thr_every, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf,
                 ev_step, ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec,
-                acc, cnt)
+                acc, cnt, forced)
             for k in range(p):
                 ug[k, 0] = z[k]
             t0 = j + 1
@@ -472,7 +492,7 @@ def _sg_update(z, gbuf, scale, eta_lam):
 @njit(cache=True)
 def sg_epoch_dense(X, y, loss, z, idx, batch, eta, lam, s_keep, gbuf,
                    keep_idx, prev_idx, n_prev, cand, mags, vbuf,
-                   ev_step, ev_in, ev_out, track, rec_every, rec_loss, snaps):
+                   ev_step, ev_in, ev_out, track, rec_every, rec_loss, snaps, forced):
     """SG-HT: ``z <- H_s(z - eta * (mean_{i in batch} grad f_i(z) + lam * z))`` for
     consecutive batches (``lam``: the ridge term of the components, 0 in the paper).
 
@@ -501,14 +521,15 @@ def sg_epoch_dense(X, y, loss, z, idx, batch, eta, lam, s_keep, gbuf,
         # SG-HT thresholds after every step (thr_every = 1)
         n_prev, n_ev, n_rec, acc, cnt = _after_step(
             j, z, 1, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf, ev_step,
-            ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec, acc, cnt)
+            ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec, acc, cnt,
+            forced)
     return n_steps, n_ev, n_rec, n_prev, 0
 
 
 @njit(cache=True)
 def sg_epoch_csr(data, indices, indptr, y, loss, z, idx, batch, eta, lam, s_keep, gbuf,
                  keep_idx, prev_idx, n_prev, cand, mags, vbuf,
-                 ev_step, ev_in, ev_out, track, rec_every, rec_loss, snaps):
+                 ev_step, ev_in, ev_out, track, rec_every, rec_loss, snaps, forced):
     """CSR twin of :func:`sg_epoch_dense`."""
     n_steps = idx.shape[0] // batch
     n_ev = _ZERO  # not a literal 0: that would type (and compile) _after_step twice
@@ -533,5 +554,6 @@ def sg_epoch_csr(data, indices, indptr, y, loss, z, idx, batch, eta, lam, s_keep
         # SG-HT thresholds after every step (thr_every = 1)
         n_prev, n_ev, n_rec, acc, cnt = _after_step(
             j, z, 1, s_keep, keep_idx, prev_idx, n_prev, cand, mags, vbuf, ev_step,
-            ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec, acc, cnt)
+            ev_in, ev_out, n_ev, track, rec_every, rec_loss, snaps, n_rec, acc, cnt,
+            forced)
     return n_steps, n_ev, n_rec, n_prev, 0

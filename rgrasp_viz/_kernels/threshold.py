@@ -135,6 +135,25 @@ def top_k_indices(v, k, out, cand, mags):
     return w
 
 
+@njit(cache=True)
+def top_k_forced(v, k, forced, out, cand, mags, fbuf):
+    """:func:`top_k_indices` with the coordinates ``forced`` always kept: the ``k`` largest
+    ``|v|`` among the other coordinates, plus ``forced`` (``always_select``), ascending, into
+    ``out``; returns how many were written.  ``forced`` (ascending, distinct) is not counted
+    in ``k``.  ``v`` is restored on return; ``fbuf`` (length ``>= len(forced)``) is scratch.
+    """
+    nf = forced.shape[0]
+    if nf == 0:
+        return top_k_indices(v, k, out, cand, mags)
+    for q in range(nf):  # an infinite magnitude ranks first, ties by index among them
+        fbuf[q] = v[forced[q]]
+        v[forced[q]] = np.inf
+    w = top_k_indices(v, k + nf, out, cand, mags)
+    for q in range(nf):
+        v[forced[q]] = fbuf[q]
+    return w
+
+
 @njit(cache=True, inline="always")
 def keep_only(v, idx, n_idx, vbuf):
     """Zero every entry of ``v`` except ``v[idx[:n_idx]]`` (in place)."""
@@ -165,7 +184,7 @@ def count_changes(old, n_old, new, n_new):
     return n_new - common, n_old - common
 
 
-def top_k(v, k):
+def top_k(v, k, forced=None):
     """Indices (ascending) of the ``k`` largest magnitudes of ``v``; ties -> lower index.
 
     Parameters
@@ -174,13 +193,22 @@ def top_k(v, k):
         Vector to select from.
     k : int
         Number of entries to keep; values ``>= len(v)`` select everything.
+    forced : array_like of int, optional
+        Indices always kept (``always_select``), not counted in ``k``: the result is
+        ``forced`` plus the ``k`` largest magnitudes among the other entries.
 
     Returns
     -------
     ndarray of int64
-        ``min(k, len(v))`` indices in increasing order.
+        ``min(k, len(v))`` indices in increasing order (``min(k + len(forced), len(v))``
+        with ``forced``).
     """
     v = np.ascontiguousarray(v, dtype=np.float64)
+    if forced is not None and len(forced):
+        forced = np.asarray(forced, dtype=np.int64)
+        v = v.copy()
+        v[forced] = np.inf
+        k = int(k) + len(np.unique(forced))
     p = v.shape[0]
     out = np.empty(max(min(int(k), p), 0), dtype=np.int64)
     cand = np.empty(p, dtype=np.int64)
@@ -189,10 +217,13 @@ def top_k(v, k):
     return out[:n]
 
 
-def hard_threshold(v, s):
+def hard_threshold(v, s, forced=None):
     """The hard-thresholding operator H_s: keep the ``s`` largest magnitudes, zero the rest.
 
-    Ties are broken towards the lower index, so the result is deterministic.
+    Ties are broken towards the lower index, so the result is deterministic -- the same
+    operator Algorithm 1 (step 6) and the built-in methods apply, so a step-5 solver of your
+    own (:func:`rgrasp_viz.register_method`) that calls ``rv.hard_threshold(z, len(sub.T))``
+    inside its loop cuts exactly as SVRGSP+'s ``H_|T|`` does.
 
     Parameters
     ----------
@@ -200,18 +231,26 @@ def hard_threshold(v, s):
         Input vector (not modified).
     s : int
         Number of entries to keep (``s >= 0``).
+    forced : array_like of int, optional
+        Indices always kept (``always_select``), not counted in ``s``.
 
     Returns
     -------
     ndarray of float64
         A copy of ``v`` with all but the ``s`` largest-magnitude entries set to zero.
+
+    Examples
+    --------
+    >>> import rgrasp_viz as rv
+    >>> rv.hard_threshold([0.5, -3.0, 2.0, 2.0], 2)  # the tie 2.0 / 2.0 goes to index 2
+    array([ 0., -3.,  2.,  0.])
     """
     v = np.array(v, dtype=np.float64)
     if v.ndim != 1:
         raise ValueError(f"v must be 1-D, got shape {v.shape}")
     if int(s) < 0:
         raise ValueError(f"s must be non-negative, got {s}")
-    idx = top_k(v, s)
+    idx = top_k(v, s, forced)
     out = np.zeros_like(v)
     out[idx] = v[idx]
     return out

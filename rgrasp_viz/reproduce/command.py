@@ -13,8 +13,9 @@ import os
 import sys
 import time
 
+from .._progress import bar as progress_bar
 from ..analysis import best_objective
-from ..solvers.registry import get_method, normalize_reading, run_label
+from ..solvers.registry import normalize_reading, run_label
 from .claims import (
     FSTAR_GUARD,
     GAP_LEVELS,
@@ -30,32 +31,37 @@ from .experiments import (
     METHODS,
     PASS_BUDGET,
     RUN_TOL,
+    DataFileError,
     build_problem,
     get_experiment,
     reference,
     run_method,
-    say,
     status_text,
     warm_up,
 )
 from .output import OutputError, OutputFolder, OutputWriteError, check_out
 from .report import Report, default_out, method_row, print_summary, reading_text, write_outputs
-from .tuning import TUNE_GRID, TUNE_SEED_OFFSET, TUNE_SEEDS, factor_key, tune, tuned_factor
+from .tuning import TUNE_SEED_OFFSET, TUNE_SEEDS, factor_key, tune, tuned_factor
 
-__all__ = ["add_parser", "budget_arg", "check_run_args", "main", "reading_arg", "run",
-           "seed_arg"]
+__all__ = ["MAX_BUDGET", "add_parser", "budget_arg", "check_run_args", "main", "reading_arg",
+           "run", "seed_arg"]
+
+MAX_BUDGET = 1e5
+"""Largest pass budget accepted: the paper's runs use 40-60 passes, and the reference run gets
+ten times the budget, so a larger value would be an effectively unbounded run (hours to
+years), not a longer experiment."""
 
 
 def _budget(value):
-    """A pass budget: a positive finite number."""
+    """A pass budget: a positive finite number of at most :data:`MAX_BUDGET`."""
     try:
         b = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"budget must be a number of effective passes, got {value!r}") \
             from None
-    if not (math.isfinite(b) and b > 0):
-        raise ValueError(f"budget must be a positive finite number of effective passes, "
-                         f"got {value!r}")
+    if not (math.isfinite(b) and 0 < b <= MAX_BUDGET):
+        raise ValueError(f"budget must be a positive finite number of effective passes of "
+                         f"at most {MAX_BUDGET:g}, got {value!r}")
     return b
 
 
@@ -123,9 +129,12 @@ def run(experiment, *, quick=False, out=None, data_dir=None, seed=0, inner="pape
     download : bool
         Allow downloading a real data set (full runs only).
     budget : float, optional
-        Effective passes per method (default :data:`~.experiments.PASS_BUDGET`).
+        Effective passes per method, in ``(0, MAX_BUDGET]`` (default
+        :data:`~.experiments.PASS_BUDGET`).
     progress : bool
-        One line per method (and data notes) on stderr.
+        A ``tqdm.auto`` progress bar over the methods (a widget in Jupyter, a bar on stderr
+        in a terminal, nothing when stderr is not a terminal) and the data notes (one line
+        each on stderr); False: neither (:mod:`rgrasp_viz._progress`).
 
     Returns
     -------
@@ -140,31 +149,27 @@ def run(experiment, *, quick=False, out=None, data_dir=None, seed=0, inner="pape
     exp, out, seed = args["experiment"], args["out"], args["seed"]
     inner, budget = args["inner"], args["budget"]
     t_start = time.perf_counter()
-    with OutputFolder(out) as folder:
-        say(progress, f"{exp.name} ({exp.figure}){' --quick' if quick else ''}: building data")
+    steps = len(METHODS) + 2 + (1 if tune_steps else 0)  # (tuning,) methods, F*, files
+    name = f"{exp.name}{' --quick' if quick else ''}"
+    with OutputFolder(out) as folder, progress_bar(steps, name, progress, "step") as bar:
+        bar.set_postfix_str("building data", refresh=True)
         prob, info = build_problem(exp, quick, seed, data_dir, download, progress)
-        say(progress, f"{info.label}; {exp.loss} loss, s={info.s}, budget {budget:g} passes, "
-                      f"inner={inner}")
         factors, tune_rows = _factors(exp, quick, seed, data_dir, inner, budget, tune_steps,
-                                      download, progress)
+                                      download, progress, bar)
         warm_up(prob, inner)
         traces, method_rows = {}, []
-        for k, m in enumerate(METHODS, 1):
+        for m in METHODS:
             f, source = factors[m]
+            bar.set_postfix_str(run_label(m, inner), refresh=True)
             res = run_method(prob, m, info.s, f, seed, budget, inner)
             traces[m] = res.trace
-            eta = (f"eta {res.trace.meta['eta']:.3g} (x{f:g})" if get_method(m).has_step
-                   else "no step size")
-            err = "" if not math.isfinite(res.rel_error) else f"  rel.err {res.rel_error:.3e}"
-            say(progress, f"[{k}/{len(METHODS)}] {run_label(m, inner):<8} {eta:<20} "
-                          f"{res.trace.n_iter:>4d} it  {res.passes:6.1f} passes  "
-                          f"{res.time:8.3f} s  F {res.fun:.6e}{err}  "
-                          f"{status_text(res, budget)}")
             method_rows.append(method_row(m, inner, f, source, res, status_text(res, budget)))
+            bar.update()
+        bar.set_postfix_str("F* (reference run)", refresh=True)
         ref = reference(prob, traces, s=info.s, run=True, budget=budget, seed=seed,
                         inner=inner, factors={m: v[0] for m, v in factors.items()},
-                        progress=progress)
-        say(progress, f"F* = {ref.fstar:.10g} from {ref.source}")
+                        progress=False)
+        bar.update()
         has_truth = prob.x_true is not None
         claims = evaluate_claims(traces, has_truth, ref)
         best_run = min(best_objective(t)[0] for t in traces.values())
@@ -189,6 +194,7 @@ def run(experiment, *, quick=False, out=None, data_dir=None, seed=0, inner="pape
             "versions": traces[METHODS[0]].meta.get("versions"),
         }
         settings["wall_seconds"] = time.perf_counter() - t_start
+        bar.set_postfix_str("writing the files", refresh=True)
         try:
             files, notes = write_outputs(folder.stage, out, exp, quick, info, traces, claims,
                                          ref, method_rows, settings, inner, png, progress)
@@ -197,22 +203,21 @@ def run(experiment, *, quick=False, out=None, data_dir=None, seed=0, inner="pape
             raise OutputWriteError(f"could not write the outputs in {out.parent} "
                                    f"({exc.strerror or exc}); {out} was left as it "
                                    "was") from exc
+        bar.update()
     return Report(exp, quick, info, traces, claims, out, files, notes, settings, ref)
 
 
-def _factors(exp, quick, seed, data_dir, inner, budget, tune_steps, download, progress):
+def _factors(exp, quick, seed, data_dir, inner, budget, tune_steps, download, progress, bar):
     """Step-size factor and its source per method; tuning rows when tuned now."""
     if not tune_steps:
         return {m: tuned_factor(exp.name, quick, m, inner) for m in METHODS}, []
     first = seed + TUNE_SEED_OFFSET
-    say(progress, f"tuning step sizes on seeds {first}..{first + TUNE_SEEDS - 1} "
-                  f"(grid {', '.join(f'x{g:g}' for g in TUNE_GRID)})")
+    bar.set_postfix_str("tuning the step sizes", refresh=True)
     picked, rows = tune(exp, quick, seed, data_dir, (inner,), budget=budget,
                         download=download, progress=progress)
+    bar.update()
     where = f"tuned now on seeds {first}..{first + TUNE_SEEDS - 1}"
     factors = {m: (picked[factor_key(m, inner)], where) for m in METHODS}
-    say(progress, "picked: " + ", ".join(f"{run_label(m, inner)} x{factors[m][0]:g}"
-                                         for m in METHODS if get_method(m).has_step))
     return factors, rows
 
 
@@ -246,8 +251,8 @@ def _budget_text(text):
     try:
         return _budget(text)
     except ValueError:
-        raise ValueError(f"must be a positive finite number of effective passes, got "
-                         f"{text!r}") from None
+        raise ValueError(f"must be a positive finite number of effective passes of at most "
+                         f"{MAX_BUDGET:g}, got {text!r}") from None
 
 
 def _reading_text(text):
@@ -262,7 +267,7 @@ seed_arg = _arg(_seed_text)
 """argparse type of a seed (a non-negative integer)."""
 
 budget_arg = _arg(_budget_text)
-"""argparse type of a pass budget (a positive finite number)."""
+"""argparse type of a pass budget (a positive finite number, at most :data:`MAX_BUDGET`)."""
 
 reading_arg = _arg(_reading_text)
 """argparse type of a reading of Algorithm 2 (``paper``, ``on_T``; old names accepted)."""
@@ -301,7 +306,7 @@ def add_parser(subparsers):
                           "d coordinates, as the paper writes it) or 'on_T' (our variant: z "
                           "on the merged support T; labelled '(on T)' everywhere)")
     rep.add_argument("--budget", type=budget_arg, default=None,
-                     help="effective passes per method, > 0 (default: "
+                     help=f"effective passes per method, > 0 and <= {MAX_BUDGET:g} (default: "
                           + ", ".join(f"{k} {v:g}" for k, v in PASS_BUDGET.items()) + ")")
     rep.add_argument("--tune", action="store_true",
                      help="tune the step sizes now on two separately seeded problems (grid of "
@@ -355,6 +360,9 @@ def main(args, prog="rgrasp-viz reproduce"):
         if isinstance(exc, (datasets.DatasetUnavailableError, datasets.ChecksumError)):
             print(f"error: {exc}", file=sys.stderr)
             return 2
+        if isinstance(exc, DataFileError):  # a damaged file: one line, no traceback
+            print(f"{prog}: error: {exc}", file=sys.stderr)
+            return 1
         if isinstance(exc, OutputWriteError):
             print(f"{prog}: error: {exc}", file=sys.stderr)
             return 1

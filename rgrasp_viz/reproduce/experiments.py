@@ -17,12 +17,12 @@ is recorded with it.
 from __future__ import annotations
 
 import dataclasses
-import sys
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._progress import note
 from ..problems import Problem, make_regression
 from ..reference import REFERENCE_FACTOR, least_squares_on, reference
 from ..result import ConvergenceWarning
@@ -33,6 +33,7 @@ from ..solvers.status import Status
 
 __all__ = [
     "EXPERIMENTS",
+    "DataFileError",
     "METHODS",
     "PASS_BUDGET",
     "REFERENCE_FACTOR",
@@ -161,9 +162,9 @@ class ProblemInfo:
 
 
 def say(progress, msg):
-    """Print a progress line on stderr when ``progress``."""
-    if progress:
-        print(msg, file=sys.stderr, flush=True)
+    """A note the user must see (e.g. a stand-in was used): one line on stderr when
+    ``progress`` (:func:`rgrasp_viz._progress.note`); progress itself is a bar."""
+    note(progress, msg)
 
 
 def standin_problem(dataset, loss, random_state=0):
@@ -222,6 +223,28 @@ def _quick_subset(W, y, seed):
     return sp.csr_matrix(W[:, cols]), y[rows], s
 
 
+class DataFileError(ValueError):
+    """A real data file in the data directory is damaged (one-line message)."""
+
+
+def _fetch(dataset, data_dir, download, progress):
+    """``datasets.fetch(..., return_X_y=True)``, a damaged file raising DataFileError."""
+    from .. import datasets
+
+    try:
+        return datasets.fetch(dataset, data_dir=data_dir, download=download,
+                              progress=progress, return_X_y=True)
+    except datasets.ChecksumError:
+        raise
+    except ValueError as exc:
+        where = datasets.get_data_dir(data_dir)
+        reason = " ".join(str(exc).split())  # one line
+        raise DataFileError(
+            f"the {dataset} data in {where} cannot be used: {reason} (delete the file to "
+            "download it again, or replace it)"
+        ) from exc
+
+
 def build_problem(experiment, quick=False, seed=0, data_dir=None, download=True,
                   progress=True):
     """The problem of an experiment.
@@ -251,6 +274,11 @@ def build_problem(experiment, quick=False, seed=0, data_dir=None, download=True,
     ------
     rgrasp_viz.datasets.DatasetUnavailableError
         Without ``quick``, when a real data set is missing and cannot be downloaded.
+    rgrasp_viz.datasets.ChecksumError
+        A real data file has the wrong checksum.
+    DataFileError
+        A real data file is there but damaged (malformed, truncated, not a valid ``.bz2``,
+        wrong shape): one line saying which file and what is wrong with it.
     """
     exp = get_experiment(experiment)
     if exp.kind == "synthetic":
@@ -269,8 +297,7 @@ def build_problem(experiment, quick=False, seed=0, data_dir=None, download=True,
 
     if quick:
         try:
-            W, y = datasets.fetch(exp.dataset, data_dir=data_dir, download=False,
-                                  progress=progress, return_X_y=True)
+            W, y = _fetch(exp.dataset, data_dir, False, progress)
         except datasets.DatasetUnavailableError:
             where = datasets.get_data_dir(data_dir)
             prob = standin_problem(exp.dataset, exp.loss, seed)
@@ -289,8 +316,7 @@ def build_problem(experiment, quick=False, seed=0, data_dir=None, download=True,
         label = (f"{exp.dataset}, quick: {W.shape[0]:,} random of {n_all:,} rows, the "
                  f"{W.shape[1]:,} most frequent of {d_all:,} columns")
     else:
-        W, y = datasets.fetch(exp.dataset, data_dir=data_dir, download=download,
-                              progress=progress, return_X_y=True)
+        W, y = _fetch(exp.dataset, data_dir, download, progress)
         label = f"{exp.dataset}: n={W.shape[0]:,}, d={W.shape[1]:,}"
         s = min(S_REAL, W.shape[1])
     prob = Problem(W, y, loss=exp.loss, name=exp.dataset)

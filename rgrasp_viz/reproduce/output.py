@@ -1,15 +1,20 @@
 """The output folder of a run: complete or absent, never a mix, one writer at a time.
 
-A run writes into a temporary folder beside ``--out`` (``.NAME.partial-XXXX``) and swaps it
+A run writes into a temporary folder beside ``--out`` (``.NAME.partial-PID-XXXX``) and swaps it
 into place only once every file is there, so a reader finds the previous complete run or the
 new complete run (a ``--no-png`` re-run leaves no stale PNGs; Ctrl-C or a full disk leave
 the previous run as it was).  On Linux the swap is one atomic ``renameat2(RENAME_EXCHANGE)``;
 elsewhere two renames (the previous run is restored by the next run if the process dies
-between them).  A lock file beside ``--out`` (``.NAME.lock``, held with ``flock``) makes a
-second run on the same ``--out`` refuse at once with a message instead of both writing.
+between them).  A lock file beside ``--out`` (``.NAME.lock``, a :class:`filelock.FileLock`)
+makes a second run on the same ``--out`` refuse at once with a message instead of both
+writing.
 
-An existing ``--out`` is replaced only when it is empty or holds nothing but the files a run
-writes (:data:`OUTPUT_NAMES`): a folder with anything else in it is refused, never deleted.
+A run stopped by Ctrl-C or SIGTERM removes its temporary folder and releases its lock before
+it exits (after SIGTERM, by SIGTERM's default action, as it would have without us).  A run
+killed outright (SIGKILL, a power cut) leaves its temporary folder behind; its lock goes with
+the process, and the next run on the same ``--out`` takes the lock over and removes the
+leftovers (restoring a previous run left aside mid-swap).  The lock file itself, empty, stays
+beside ``--out``.
 """
 
 from __future__ import annotations
@@ -116,63 +121,70 @@ def _read_only_fs(path):
 
 
 class _Lock:
-    """An exclusive, non-blocking lock on ``path`` (released by the OS if the process dies)."""
+    """An exclusive, non-blocking :class:`filelock.FileLock` on ``path``.
 
-    def __init__(self, path, what):
-        self.path = Path(path)
-        self.what = what
-        self.fd = None
+    The operating system releases it when its process dies (even by SIGKILL), so the next
+    run takes it over; the lock file itself stays in place (removing it would let two runs
+    lock two different files).  A refused run names the holder's process id, read from the
+    name of the holder's temporary folder (``.NAME.partial-PID-XXXX``) when it has one.
+    """
+
+    def __init__(self, path, out):
+        from filelock import FileLock
+
+        self.out = out
+        self._lock = FileLock(os.fspath(path))
 
     def acquire(self):
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - Windows: an exclusive create instead
-            return self._acquire_exclusive_create()
-        while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                holder = _read_pid(fd)
-                os.close(fd)
-                raise OutputError(f"another reproduce run{holder} is writing {self.what}; "
-                                  "wait for it to finish or choose another --out") from None
-            st = os.fstat(fd)
-            try:
-                now = os.stat(self.path)
-            except FileNotFoundError:
-                now = None
-            if now is not None and (now.st_ino, now.st_dev) == (st.st_ino, st.st_dev):
-                break
-            os.close(fd)  # its previous holder removed the file meanwhile: lock the new one
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        self.fd = fd
+        from filelock import Timeout
 
-    def _acquire_exclusive_create(self):  # pragma: no cover - Windows
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
-            raise OutputError(f"another reproduce run is writing {self.what} (lock file "
-                              f"{self.path}; remove it if no run is going on)") from None
-        os.write(fd, f"{os.getpid()}\n".encode())
-        self.fd = fd
+            self._lock.acquire(timeout=0)
+        except Timeout:
+            raise OutputError(f"another reproduce run{_holder(self.out)} is writing "
+                              f"{self.out}; wait for it to finish or choose another "
+                              "--out") from None
 
     def release(self):
-        if self.fd is None:
-            return
-        with contextlib.suppress(OSError):
-            os.unlink(self.path)
-        os.close(self.fd)
-        self.fd = None
+        if self._lock.is_locked:
+            self._lock.release()
 
 
-def _read_pid(fd):
+def _holder(out):
+    """`` (pid N)`` of the run whose temporary folder is beside ``out``, or ``""``."""
+    for p in sorted(out.parent.glob(f".{out.name}.partial-*")):
+        pid = p.name[len(f".{out.name}.partial-"):].split("-")[0]
+        if pid.isdigit():
+            return f" (pid {pid})"
+    return ""
+
+
+class _Terminated(SystemExit):
+    """SIGTERM, raised so that the run's folder is cleaned up before the process ends."""
+
+
+def _terminated(signum, frame):
+    raise _Terminated(128 + signum)
+
+
+@contextlib.contextmanager
+def _sigterm_unwinds():
+    """While a run holds its folder, SIGTERM unwinds the run (its temporary folder is
+    removed and its lock released, as with Ctrl-C), then ends the process by SIGTERM as it
+    would have without us.  Only when SIGTERM has its default action, in the main thread."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
+        yield
+        return
+    signal.signal(signal.SIGTERM, _terminated)
     try:
-        pid = os.pread(fd, 32, 0).decode().strip()
-    except (OSError, UnicodeDecodeError, AttributeError):
-        return ""
-    return f" (pid {pid})" if pid.isdigit() else ""
+        yield
+    except _Terminated:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)  # the default action: the process ends here
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 # -- the swap ---------------------------------------------------------------------------------
@@ -200,16 +212,24 @@ def _exchange(a, b):
 
 @contextlib.contextmanager
 def _sigint_deferred():
-    """Hold Ctrl-C for the few system calls of the swap, then deliver it."""
+    """Hold Ctrl-C (and SIGTERM, when :func:`_sigterm_unwinds` handles it) for the few
+    system calls of the swap, then deliver it."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     caught = []
-    previous = signal.signal(signal.SIGINT, lambda *args: caught.append(args))
+    held = [signal.SIGINT]
+    if signal.getsignal(signal.SIGTERM) is _terminated:
+        held.append(signal.SIGTERM)
+    previous = {sig: signal.signal(sig, lambda signum, frame: caught.append(signum))
+                for sig in held}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if signal.SIGTERM in caught:
+            _terminated(signal.SIGTERM, None)
         if caught:
             raise KeyboardInterrupt
 
@@ -237,6 +257,7 @@ class OutputFolder:
         self.stage = None
         self.committed = False
         self._lock = _Lock(self.out.parent / f".{self.out.name}.lock", self.out)
+        self._sigterm = None
 
     def __enter__(self):
         try:
@@ -248,14 +269,24 @@ class OutputFolder:
             raise OutputError(f"--out {self.out}: cannot write in {self.out.parent}: "
                               f"{exc.strerror}") from None
         try:
+            self._sigterm = _sigterm_unwinds()
+            self._sigterm.__enter__()
             self._recover()
             self.out = check_out(self.out)  # it may have changed before the lock was ours
-            self.stage = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.partial-",
+            self.stage = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.partial-{os.getpid()}-",
                                                dir=self.out.parent))
         except BaseException:
-            self._lock.release()
+            self._release(*sys.exc_info())
             raise
         return self
+
+    def _release(self, *exc):
+        try:
+            self._lock.release()
+        finally:
+            if self._sigterm is not None:
+                sigterm, self._sigterm = self._sigterm, None
+                sigterm.__exit__(*(exc or (None, None, None)))
 
     def _leftovers(self, kind):
         return sorted(self.out.parent.glob(f".{self.out.name}.{kind}-*"))
@@ -300,7 +331,7 @@ class OutputFolder:
             if not self.committed and self.stage is not None:
                 shutil.rmtree(self.stage, ignore_errors=True)
         finally:
-            self._lock.release()
+            self._release(*exc)
         return False
 
 

@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from .._progress import bar as progress_bar
 from ..solvers import solve
 from ..solvers.registry import get_method, normalize_reading
 from ..solvers.status import Status
@@ -27,8 +28,6 @@ from .experiments import (
     build_problem,
     get_experiment,
     run_method,
-    say,
-    status_text,
     warm_up,
 )
 
@@ -152,6 +151,7 @@ def tune(experiment, quick=False, seed=0, data_dir=None, inners=("paper",),
         Tuning problems (default :data:`TUNE_SEEDS`).
     download : bool
     progress : bool
+        A ``tqdm.auto`` bar over the tuning runs (:mod:`rgrasp_viz._progress`).
 
     Returns
     -------
@@ -174,31 +174,45 @@ def tune(experiment, quick=False, seed=0, data_dir=None, inners=("paper",),
     inners = tuple(normalize_reading(i) for i in inners)
     budget = PASS_BUDGET[exp.name] if budget is None else budget
     per_seed = []
-    for k in range(n_seeds):
-        tseed = seed + TUNE_SEED_OFFSET + k
-        prob, info = build_problem(exp, quick, tseed, data_dir, download, progress=False)
-        for inner in inners:
-            warm_up(prob, inner, methods)
-        runs = {}
-        for m in methods:
-            spec = get_method(m)
-            for inner in (inners if spec.readings else inners[:1]):
-                key = factor_key(m, inner)
-                for f in (grid if spec.has_step else (1.0,)):
-                    res = run_method(prob, m, info.s, f, tseed, budget, inner)
-                    runs[(key, f)] = res
-                    say(progress, f"  tune seed {tseed} {key:<14} x{f:<4g} "
-                                  f"{status_text(res, budget)}")
-        fs = min(float(np.nanmin(r.trace.objective)) for r in runs.values()
-                 if r.status != Status.DIVERGED)
-        scores = {}
-        for kf, r in runs.items():
-            tr = r.trace
-            gap = relative_gap(tr.objective, fs, float(tr.objective[0]))
-            p = reach(tr.passes, gap, TARGET_LEVEL)
-            best = float(np.nanmin(gap)) if np.isfinite(gap).any() else math.nan
-            scores[kf] = (p, best, r.status == Status.DIVERGED)
-        per_seed.append(scores)
+    runs_per_seed = sum((len(inners) if get_method(m).readings else 1)
+                        * (len(grid) if get_method(m).has_step else 1) for m in methods)
+    with progress_bar(n_seeds * runs_per_seed, "tuning", progress, "run") as tick:
+        for k in range(n_seeds):
+            per_seed.append(_tune_seed(exp, quick, seed + TUNE_SEED_OFFSET + k, data_dir,
+                                       inners, grid, budget, methods, download, tick))
+    return _pick(per_seed, grid)
+
+
+def _tune_seed(exp, quick, tseed, data_dir, inners, grid, budget, methods, download, tick):
+    """Scores ``(passes to the target, best relative gap, diverged)`` per (key, factor) on
+    one tuning problem."""
+    prob, info = build_problem(exp, quick, tseed, data_dir, download, progress=False)
+    for inner in inners:
+        warm_up(prob, inner, methods)
+    runs = {}
+    for m in methods:
+        spec = get_method(m)
+        for inner in (inners if spec.readings else inners[:1]):
+            key = factor_key(m, inner)
+            for f in (grid if spec.has_step else (1.0,)):
+                res = run_method(prob, m, info.s, f, tseed, budget, inner)
+                runs[(key, f)] = res
+                tick.set_postfix_str(f"seed {tseed} {key} x{f:g}", refresh=False)
+                tick.update()
+    fs = min(float(np.nanmin(r.trace.objective)) for r in runs.values()
+             if r.status != Status.DIVERGED)
+    scores = {}
+    for kf, r in runs.items():
+        tr = r.trace
+        gap = relative_gap(tr.objective, fs, float(tr.objective[0]))
+        p = reach(tr.passes, gap, TARGET_LEVEL)
+        best = float(np.nanmin(gap)) if np.isfinite(gap).any() else math.nan
+        scores[kf] = (p, best, r.status == Status.DIVERGED)
+    return scores
+
+
+def _pick(per_seed, grid):
+    """The pick per key and the tuning rows (see :func:`tune`)."""
     rows, cands = [], {}
     for kf in per_seed[0]:
         key, f = kf

@@ -4,6 +4,7 @@ and the per-solve workspace of kernel buffers."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,6 +24,9 @@ class Method:
     passes_head = 0.0
     passes_per_step = 0.0
     steps_per_iter = 0
+    #: passes left in the run's budget ``max_passes`` when a step starts (set by the driver);
+    #: a step whose own work is open-ended (logistic GraSP's L-BFGS) stops when it is spent
+    passes_left = float("inf")
 
     def __init__(self, problem, params, ws):
         self.problem = problem
@@ -31,6 +35,7 @@ class Method:
         self.n = problem.n
         self.d = problem.d
         self.loss_code = problem.loss_code
+        self.forced = params.forced  # always_select: kept by every thresholding
         self.sparse = sp.issparse(problem.W)
         if self.sparse:
             self.csr = csr_arrays(problem.W)
@@ -54,43 +59,119 @@ class Method:
                                   deriv, g, lam)
         return g, deriv
 
-    def svrg_epoch(self, X, z, g, snap_dloss, idx, thr_every, s_keep, n_prev):
+    def svrg_epoch(self, X, z, g, snap_dloss, idx, thr_every, s_keep, n_prev, forced=None):
         """One SVRG epoch on ``X`` (dense array or CSR arrays), ``z`` updated in place; ``g``
-        is the full gradient at the epoch's start, ridge term included.
+        is the full gradient at the epoch's start, ridge term included.  A thresholding keeps
+        ``forced`` (working coordinates, default none) and the ``s_keep`` largest others.
 
         Returns ``(steps, n_events, n_checkpoints, status, snapshots)``; events and
         checkpoints are left in the workspace buffers.
+
+        A long epoch (an estimated ``EPOCH_THREAD_WORK`` multiply-adds or more) runs in a
+        worker thread while the main thread waits, so that Ctrl-C is seen within a fraction
+        of a second: it sets the kernel's stop flag, waits for the kernel to return and
+        raises ``KeyboardInterrupt``.  The kernel is the same either way (it only reads the
+        flag), so the iterates are identical bit for bit.
         """
         ws, p = self.ws, self.p
         snaps = ws.snap_buffer(z.shape[0], p.record_iterates)
         common = (self.problem.y, self.loss_code, z, g, snap_dloss, idx, p.eta,
                   self.problem.l2, thr_every, s_keep, ws.keep_idx, ws.prev_idx, n_prev,
                   ws.cand, ws.mags, ws.vbuf, ws.ev_step, ws.ev_in, ws.ev_out, p.record,
-                  ws.rec_every, ws.rec_loss, snaps)
+                  ws.rec_every, ws.rec_loss, snaps, ws.stop,
+                  NO_FORCED if forced is None else forced)
         if isinstance(X, tuple):
-            out = K.svrg_epoch_csr(*X, *common)
+            kernel, args = K.svrg_epoch_csr, (*X, *common)
+            per_step = X[0].shape[0] / max(len(X[2]) - 1, 1)  # mean nonzeros of a row
+            if thr_every == 1:
+                per_step += z.shape[0]
         else:
-            out = K.svrg_epoch_dense(X, *common)
+            kernel, args = K.svrg_epoch_dense, (X, *common)
+            per_step = z.shape[0]
+        out = run_interruptibly(kernel, args, ws.stop, len(idx) * per_step)
         steps, n_ev, n_rec, _, status = out
         return int(steps), int(n_ev), int(n_rec), int(status), snaps
 
 
-def threshold(v, s):
-    """``(H_s(v), kept indices)`` for a dense vector."""
-    keep = top_k(v, s)
+#: Estimated multiply-adds from which an epoch kernel runs in a worker thread (see
+#: :meth:`Method.svrg_epoch`); below it, thread start-up would cost more than it buys.
+EPOCH_THREAD_WORK = 20_000_000
+
+
+def run_interruptibly(kernel, args, stop, work):
+    """``kernel(*args)``, in a worker thread when ``work >= EPOCH_THREAD_WORK`` so that
+    Ctrl-C in the main thread stops it.
+
+    ``kernel`` must be compiled with ``nogil=True`` and return with status 2 soon after
+    ``stop[0]`` becomes non-zero.  On ``KeyboardInterrupt`` (or any exception) while waiting,
+    the flag is set, the worker is waited for, and the exception propagates.  Outside the
+    main thread (no signals arrive there) the kernel is called directly.
+    """
+    stop[0] = 0
+    if work < EPOCH_THREAD_WORK or threading.current_thread() is not threading.main_thread():
+        return kernel(*args)
+    box = {}
+    done = threading.Event()
+
+    def target():
+        try:
+            box["out"] = kernel(*args)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            box["exc"] = exc
+        finally:
+            done.set()
+
+    worker = threading.Thread(target=target, name="rgrasp_viz-epoch", daemon=True)
+    worker.start()
+    # wait on an Event, not Thread.join: an interrupted join can mark a running thread as
+    # stopped (Python 3.11), and a timed wait lets Ctrl-C through on every platform
+    try:
+        while not done.wait(0.1):
+            pass
+    except BaseException:
+        stop[0] = 1
+        done.wait()
+        worker.join()
+        stop[0] = 0
+        raise
+    worker.join()
+    if "exc" in box:
+        raise box["exc"]
+    return box["out"]
+
+
+NO_FORCED = np.empty(0, dtype=np.int64)
+"""No ``always_select`` coordinates (the paper's ``H_s``)."""
+
+
+def threshold(v, s, forced=None):
+    """``(H_s(v), kept indices)`` for a dense vector; ``forced`` (``always_select``) kept
+    besides the ``s`` largest other entries."""
+    keep = top_k(v, s, forced)
     out = np.zeros_like(v)
     out[keep] = v[keep]
     return out, keep
 
+
 # -- Algorithm 1, steps 2-4 ---------------------------------------------------------------------
 
 
-def merge_support(g, x, s):
-    """``Z = supp(g, 2s)`` and ``T = Z ∪ supp(x)`` (both ascending)."""
-    Z = top_k(g, 2 * s)
+def merge_support(g, x, s, forced=None):
+    """``Z = supp(g, 2s)`` and ``T = Z ∪ supp(x)`` (both ascending).  With ``forced``
+    (``always_select``): ``Z`` is the ``2s`` largest ``|g|`` outside ``forced``, and ``T``
+    also holds ``forced``."""
+    if forced is not None and len(forced):
+        rest = np.ones(len(g), dtype=bool)
+        rest[forced] = False
+        rest = np.flatnonzero(rest)
+        Z = rest[top_k(g[rest], 2 * s)]
+    else:
+        Z = top_k(g, 2 * s)
     # a boolean mask is O(d) without the sort inside np.union1d (~5x faster at d = 1000)
     mask = x != 0
     mask[Z] = True
+    if forced is not None and len(forced):
+        mask[forced] = True
     return Z, np.flatnonzero(mask)
 
 
@@ -187,6 +268,7 @@ class Workspace:
     ev_in: np.ndarray = field(init=False)
     ev_out: np.ndarray = field(init=False)
     rec_loss: np.ndarray = field(init=False)
+    stop: np.ndarray = field(init=False)  # the epoch kernels' stop flag (see run_interruptibly)
 
     def __post_init__(self):
         d, m = self.d, max(self.max_steps, 1)
@@ -200,6 +282,7 @@ class Workspace:
         self.ev_out = np.zeros(m, dtype=np.int64)
         n_rec = m // self.rec_every + 1 if self.rec_every > 0 else 1
         self.rec_loss = np.zeros(n_rec, dtype=np.float64)
+        self.stop = np.zeros(1, dtype=np.int64)
 
     def set_prev(self, idx):
         """Load the support that inner thresholding events are compared against."""

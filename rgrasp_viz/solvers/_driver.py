@@ -15,10 +15,10 @@ from .. import _kernels as K
 from .. import losses
 from .._kernels.threads import BlasThreads
 from ..problems import as_problem
-from ..result import SolveResult, warn_max_iter
+from ..result import SolveResult, warn_max_iter, warn_status
 from ..trace import TraceBuilder
 from ._common import Workspace
-from .params import check_params
+from .params import check_flag, check_params
 from .registry import get_method
 from .status import MESSAGES, Status
 
@@ -38,6 +38,19 @@ or whose objective keeps jumping by more, is still searching, so it goes on."""
 STALL_FACTOR = 3
 """A run whose best objective has not improved for ``STALL_FACTOR * patience`` iterations
 while it is not steady stops as :attr:`Status.STALLED` (not converged)."""
+
+SLOW_RTOL = 0.1
+"""A run with a step size that ends at ``max_iter`` or ``max_passes`` having lowered the
+objective by less than this fraction of ``|F(x0)|`` says (message and warning) that its step
+size is the likely cause."""
+
+FIXED_POINT_FACTOR = 2.0
+"""A converged least-squares run is checked against one cheap exact step from its end point
+(``S' = supp H_s(x - eta_ref grad F(x))`` with the gradient step ``eta_ref = 1/rho(2s)``, and
+the exact fits on ``S'`` and on ``supp(x)``: ``s`` columns each).  If that step lowers the
+objective by more than this factor (and by more than ``NO_PROGRESS_RTOL * |F(x0)|``), the
+run stopped at a fixed point of hard thresholding, not at a minimiser:
+:attr:`Status.HT_FIXED_POINT` (not a success)."""
 
 SAFEGUARD_HALVINGS = 8
 """A default step size (not one the user gave) is halved and the run restarted at most this
@@ -86,7 +99,7 @@ def _seed_repr(random_state):
     return type(random_state).__name__
 
 
-def _start(prob, x0, s):
+def _start(prob, x0, s, forced=None):
     if x0 is None:
         return np.zeros(prob.d)
     x0 = np.asarray(x0)
@@ -97,7 +110,7 @@ def _start(prob, x0, s):
         raise ValueError(f"x0 must have shape ({prob.d},), got {x0.shape}")
     if not np.all(np.isfinite(x0)):
         raise ValueError("x0 contains NaN or inf")
-    return K.hard_threshold(x0, s)
+    return K.hard_threshold(x0, s, forced)
 
 
 def _generator_factory(random_state):
@@ -126,7 +139,7 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, inner=
           max_iter=None, max_passes=None, tol=1e-7, ftol=1e-6, patience=None, x0=None,
           random_state=None, callback=None, batch_size=None, record_every=None,
           record_iterates=False, record=True, max_events=1_000_000, loss=None, x_true=None,
-          warn=True):
+          warn=True, always_select=None):
     """Solve ``min F(x) s.t. ||x||_0 <= s`` with a registered method.
 
     Parameters
@@ -149,7 +162,9 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, inner=
         ``trace.meta["eta_halvings"]``, the abandoned work counted in passes and time).
         A step you give is used as is.
     J : int, optional
-        Inner steps per epoch of SVRG-type methods (default ``2n``).
+        Inner steps per epoch of SVRG-type methods (default ``2n``); at most
+        :func:`~rgrasp_viz.solvers.params.max_inner_steps` (``100 n``, at least 100,000
+        and at most 10,000,000).
     m : int, optional
         SVRGSP+: ``H_|T|`` is applied every ``ceil(J/m)`` inner steps, i.e.
         ``floor(J / ceil(J/m))`` times per epoch (``m`` times when ``m`` divides ``J``);
@@ -204,29 +219,48 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, inner=
     x_true : array_like, optional
         Ground truth for raw input (enables ``rel_error``).
     warn : bool, default True
-        Emit a :class:`~rgrasp_viz.ConvergenceWarning` when ``max_iter`` is reached.
+        Emit a :class:`~rgrasp_viz.ConvergenceWarning` when the run ends ``MAX_ITER``,
+        ``DIVERGED``, ``STALLED``, ``NO_PROGRESS`` or ``HT_FIXED_POINT``, or when a run with
+        a step size ends at its budget having lowered the objective by less than
+        ``SLOW_RTOL`` of ``|F(x0)|`` (the message then names the step size as the likely
+        cause).  ``False`` silences all of them; the status and message say the same.
+    always_select : sequence of int, optional
+        Coordinates kept in every support (e.g. an intercept column), not counted in ``s``:
+        every thresholding -- ``H_s``, SVRGHT's and SG-HT's per-step ``H_s``, SVRGSP+'s
+        ``H_|T|`` -- keeps them and the ``s`` (resp. ``|T| - len(always_select)``) largest
+        other entries, and Algorithm 1's ``T`` always holds them.  Ours (the paper has no
+        such option); recorded in ``trace.meta["always_select"]``.
 
     Returns
     -------
     SolveResult
-        ``x, fun, nit, success, status, message, trace, passes, time, rel_error``;
+        ``x, fun, nit, success, status, message, trace, passes, time, rel_error``, and
+        ``x_best, fun_best, nit_best``: the iterate of lowest objective the run visited
+        (``x0`` included; ours -- ``x`` stays the paper's output, the last iterate;
+        ``trace.meta["best_iteration"]`` and ``["fun_best"]`` record it);
         ``status`` is a :class:`~rgrasp_viz.Status`: ``CONVERGED`` (the ``tol`` or ``ftol``
         rule), ``MAX_ITER``, ``MAX_PASSES``, ``DIVERGED`` (the objective became non-finite,
         exceeded ``EXPLODE_FACTOR * F(x0)``, or ended above ``F(x0)``; or an exact sub-problem
         was ill-posed; ``x`` is then the last iterate before the failing step, and the
         message names the likely cause), ``NO_PROGRESS`` (stopped where it started: the step
-        size may be too small), ``CALLBACK``.  ``success`` is True for ``CONVERGED`` only.
+        size may be too small), ``STALLED`` (the best objective stopped improving while the
+        iterates kept moving), ``HT_FIXED_POINT`` (least squares: the iterates stopped at a
+        fixed point of hard thresholding that one cheap exact step improves more than
+        ``FIXED_POINT_FACTOR``-fold: not a minimiser), ``CALLBACK``.  ``success`` is True for
+        ``CONVERGED`` only.
     """
+    warn = check_flag("warn", warn)
     prob = as_problem(problem, loss=loss, x_true=x_true)
     with prob.cache_scope():  # the data are checked for edits once, not at every lookup
         params = check_params(prob, method, s=s, eta=eta, J=J, m=m, inner=inner,
                               max_iter=max_iter, max_passes=max_passes, tol=tol, ftol=ftol,
                               patience=patience, batch_size=batch_size,
                               record_every=record_every, record=record,
-                              record_iterates=record_iterates, max_events=max_events)
+                              record_iterates=record_iterates, max_events=max_events,
+                              always_select=always_select)
     if callback is not None and not callable(callback):
         raise TypeError("callback must be callable")
-    x_start = _start(prob, x0, params.s)
+    x_start = _start(prob, x0, params.s, params.forced)
     new_rng = _generator_factory(random_state)
     spec = params.spec
     warm_up(spec.name, prob.is_sparse, params.inner)
@@ -249,11 +283,15 @@ def _solve(prob, params, spec, x_start, new_rng, callback, random_state, warn):
             params = params.replace(eta=params.eta / 2)
             continue
         break
-    if run.status == Status.MAX_ITER and warn:
-        warn_max_iter(spec.name, params.max_iter)
+    if warn:
+        if run.status == Status.MAX_ITER:
+            warn_max_iter(spec.name, params.max_iter, run.slow)
+        elif run.status in _WARNED or run.slow:
+            warn_status(spec.name, run.status.name, run.message)
     meta = {
         "method": spec.name, "loss": prob.loss, "n": prob.n, "sparse": bool(prob.is_sparse),
         "problem": getattr(prob, "name", None), "l2": prob.l2, "s": params.s, "eta": params.eta,
+        "always_select": list(params.always_select),
         "eta_rule": params.eta_rule, "eta_initial": eta0, "eta_halvings": halvings,
         "safeguard_passes": spent_passes,
         "J": params.J, "m": params.m, "inner": params.inner, "batch_size": params.batch_size,
@@ -266,12 +304,14 @@ def _solve(prob, params, spec, x_start, new_rng, callback, random_state, warn):
         "steps_per_iter": run.impl.steps_per_iter, "status": int(run.status),
         "status_name": run.status.name, "message": run.message,
         "success": run.status.success, "versions": _versions(),
+        "best_iteration": run.nit_best, "fun_best": float(run.fun_best),
     }
     trace = run.builder.finish(meta)
     return SolveResult(x=run.x, fun=run.fun, nit=run.nit, success=run.status.success,
                        status=run.status, message=run.message, trace=trace,
                        passes=run.passes, time=run.time, rel_error=prob.rel_error(run.x),
-                       method=spec.name)
+                       method=spec.name, x_best=run.x_best, fun_best=run.fun_best,
+                       nit_best=run.nit_best)
 
 
 class _Run:
@@ -293,6 +333,8 @@ class _Run:
         with np.errstate(over="ignore", invalid="ignore"):
             self.F0 = _objective(prob, x)
         self.fun = self.F0
+        # the best iterate visited (ours: the paper's output is the last one, x̂^T)
+        self.x_best, self.fun_best, self.nit_best = x, self.F0, 0
         self.nit = 0
         self.n_thr = 0
         self.builder.add_iteration(iteration=0, passes=passes, time=solver_time,
@@ -300,6 +342,7 @@ class _Run:
                                    n_thresholds=0)
         self.status = Status.MAX_ITER
         self.message = MESSAGES[Status.MAX_ITER].format(max_iter=params.max_iter)
+        self.slow = ""  # the tiny-step hint, when the run hardly moved the objective
 
     def _stop(self, status, message):
         self.status, self.message = status, message
@@ -310,6 +353,7 @@ class _Run:
         best, since_best = self.F0, 0
         x = self.x
         for t in range(1, p.max_iter + 1):
+            impl.passes_left = p.max_passes - self.passes
             t0 = time.perf_counter()
             out = impl.step(x, self.rng)
             self.time += time.perf_counter() - t0
@@ -338,6 +382,8 @@ class _Run:
             step_norm = float(np.linalg.norm(out.x - x))
             scale = max(float(np.linalg.norm(out.x)), float(np.linalg.norm(x)))
             x, self.x, self.fun = out.x, out.x, F
+            if F < self.fun_best:
+                self.x_best, self.fun_best, self.nit_best = x, F, t
             if self.callback is not None and self._call_back(t, x, F):
                 break
             if step_norm <= p.tol * scale:
@@ -408,6 +454,46 @@ class _Run:
                          "x0 may already be a solution")
                 self._stop(Status.NO_PROGRESS, MESSAGES[Status.NO_PROGRESS].format(
                     F0=self.F0, F=self.fun, rel=rel, cause=cause))
+            elif self.prob.loss == "squares":
+                self._check_minimiser()
+            return
+        if self.status in (Status.MAX_ITER, Status.MAX_PASSES) and self.p.spec.has_step:
+            moved = (self.F0 - self.fun) / max(abs(self.F0), 1e-300)
+            if moved < SLOW_RTOL:
+                self.slow = MESSAGES["slow"].format(moved=max(moved, 0.0), eta=self.p.eta)
+                self.message += self.slow
+
+    def _check_minimiser(self):
+        """A converged least-squares run: is it a minimiser, or a fixed point of hard
+        thresholding that one cheap exact step improves a lot (:data:`FIXED_POINT_FACTOR`)?"""
+        from ._exact import restricted_least_squares
+        from .steps import default_eta
+
+        prob, s, x = self.prob, self.p.s, self.x
+        support = np.flatnonzero(x)
+        if len(support) == 0:
+            return
+        eta_ref = default_eta(prob, "fght", s)
+        g = prob.gradient(x)
+        other = np.sort(K.top_k(x - eta_ref * g, s))
+        best = math.inf
+        for S in (support, other):
+            b, _ = restricted_least_squares(prob.W, prob.y, S, lam=prob.l2)
+            z = np.zeros(prob.d)
+            z[S] = b
+            with np.errstate(over="ignore", invalid="ignore"):
+                best = min(best, _objective(prob, z))
+        F = self.fun
+        if F > FIXED_POINT_FACTOR * best and F - best > NO_PROGRESS_RTOL * abs(self.F0):
+            cause = (f"the step size eta={self.p.eta:.3g} may be too small for the support to "
+                     f"change (a larger step, e.g. the default, leaves this point)"
+                     if self.p.spec.has_step else "the support it settled on is not the best")
+            self._stop(Status.HT_FIXED_POINT, MESSAGES[Status.HT_FIXED_POINT].format(
+                F=F, eta_ref=eta_ref, F_ref=best, ratio=F / max(best, 1e-300), cause=cause))
+
+
+_WARNED = (Status.DIVERGED, Status.STALLED, Status.NO_PROGRESS, Status.HT_FIXED_POINT)
+"""Statuses reported with a :class:`~rgrasp_viz.ConvergenceWarning` (``MAX_ITER`` too)."""
 
 
 def _cause(params):

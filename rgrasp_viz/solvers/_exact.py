@@ -20,12 +20,28 @@ Two exact solvers, both kept per solve by :class:`RestrictedLeastSquares`:
 Both are exact to rounding.  If the Gram matrix is ill-conditioned (reciprocal condition
 number below 1e-5: LAPACK's estimate, asked for when the squared ratio of the smallest to the
 largest diagonal entry of the Cholesky factor is below 1e-2), iterative refinement with the
-residual ``W_T^T (y - W_T b)`` formed from ``W_T`` (one pass each; the corrected semi-normal
-equations) restores the digits the normal equations lose; if it is numerically singular
-(``W_T`` rank deficient, or wider than tall without a ridge term), the minimum-norm solution
-comes from a rank-revealing solve on ``W_T`` itself (LAPACK ``gelsd``; a dense copy of ``W_T``
-for CSR data).  Every pass over ``W_T`` is counted and returned: GraSP's effective passes are
-its gradient plus these.
+residual ``W_T^T (y - W_T b)`` formed from ``W_T`` restores the digits the normal equations
+lose (the corrected semi-normal equations); if it is numerically singular (``W_T`` rank
+deficient, or wider than tall without a ridge term), the minimum-norm solution comes from a
+rank-revealing solve on ``W_T`` itself (LAPACK ``gelsd``; a dense copy of ``W_T`` for CSR
+data).
+
+Counting work (the package's one rule)
+--------------------------------------
+A *pass* is one evaluation of a full or restricted gradient over the ``n`` samples; one
+component gradient ``grad f_i`` is ``1/n`` of a pass (the paper's unit).  An exact restricted
+solve -- GraSP's step 5, HTP's debiasing fit, either loss -- is charged what an iterative
+solver that evaluates restricted gradients spends to reach the stated accuracy
+``||grad_T F(z)||_inf <= WORK_RTOL * max(||grad_T F(z^0)||_inf, ||grad_T F(0)||_inf)`` from
+the warm start ``z^0`` (the gradient at 0 sets the problem's scale, so a warm start that is
+already accurate costs one evaluation instead of a chase after rounding noise):
+conjugate gradients for least squares (:func:`work_cg`: each iteration is one restricted
+gradient, i.e. one pass, plus one for the gradient at ``z^0`` unless the caller already has
+it -- GraSP's step 2 computed it), L-BFGS for the logistic loss (one pass per function and
+gradient evaluation, counted until the same tolerance is first met), however the package
+actually computes the fit: the kept Gram matrix, the Cholesky factorization, refinement and
+rank-revealing solves are how the answer is obtained fast in time (time is measured as is),
+not what the step is charged in passes.
 """
 
 from __future__ import annotations
@@ -40,13 +56,17 @@ from .._kernels.restricted import gram_apply_csr, gram_apply_dense
 from .._kernels.threads import BlasThreads
 from ._common import WorkingColumns, csc_arrays
 
-__all__ = ["RestrictedLeastSquares", "restricted_least_squares"]
+__all__ = ["WORK_RTOL", "RestrictedLeastSquares", "restricted_least_squares", "work_cg"]
 
 METHODS = ("cholesky", "cg")
 _RCOND_CHECK = 1e-2  # Cholesky diagonal's estimate below this: ask LAPACK (dpocon)
 _RCOND_REFINE = 1e-5  # below this reciprocal condition number of the Gram matrix: refine
 _RCOND_SINGULAR = 1e-13  # below this: singular, rank-revealing solve on W_T
 _MAX_REFINE = 10
+WORK_RTOL = 1e-6
+"""The accuracy an exact restricted solve is charged for: the restricted gradient's largest
+entry reduced to this fraction of its value at the warm start, or at 0 if that is larger
+(see the module docstring)."""
 BLAS_THREADED_COLUMNS = 1024
 """Working sets of at least this many columns get multi-threaded BLAS; smaller systems run
 their BLAS calls on one thread (measurements in ``benchmarks/README.md``)."""
@@ -84,6 +104,7 @@ class RestrictedLeastSquares:
         self.sparse = sp.issparse(W)
         self._zeros = np.zeros(self.n)
         self._csc = None  # CSR data: CSC arrays of W, made at the first solve
+        self.last_sweeps = 0.0  # passes over the samples the last solve actually made
         if not self.sparse:
             self._allocate(self.cap)
 
@@ -157,7 +178,7 @@ class RestrictedLeastSquares:
 
     # -- solvers --------------------------------------------------------------------------------
 
-    def solve(self, T, b0=None):
+    def solve(self, T, b0=None, gradient_known=False):
         """Minimise ``F`` over ``x|_{T^c} = 0``.
 
         Parameters
@@ -166,7 +187,11 @@ class RestrictedLeastSquares:
             Ascending, distinct column indices, ``1 <= |T| <= d`` (beyond ``cap`` the slots
             are re-made, which forgets the kept Gram entries).
         b0 : ndarray, shape (|T|,), optional
-            Warm start on ``T`` (``"cg"``); e.g. the previous iterate restricted to ``T``.
+            Warm start on ``T`` (default 0): where ``"cg"`` starts, and where the work rule's
+            conjugate gradients start (e.g. the previous iterate restricted to ``T``).
+        gradient_known : bool, default False
+            The caller already has the restricted gradient at ``b0`` (GraSP: step 2's
+            gradient on ``T``), so it is not charged again.
 
         Returns
         -------
@@ -174,8 +199,10 @@ class RestrictedLeastSquares:
             The minimiser on ``T``, in the order of ``T`` (the minimum-norm one when it is
             not unique).
         passes : float
-            Passes over the samples made: the sweep that formed new Gram entries,
-            conjugate-gradient iterations, refinement steps, a rank-revealing solve.
+            The work charged by the package's rule (module docstring): the restricted
+            gradients conjugate gradients evaluate from ``b0`` to reach :data:`WORK_RTOL`.
+            The sweeps over the samples this solve actually made (new Gram entries,
+            refinement, ``"cg"`` iterations) are in :attr:`last_sweeps`.
         """
         T = np.asarray(T, dtype=np.int64)
         m = len(T)
@@ -190,16 +217,32 @@ class RestrictedLeastSquares:
                 X, order, G, r, passes = self._sparse_system(T)
             else:
                 X, order, G, r, passes = self._dense_system(T)
+            z0 = np.zeros(m)
+            if b0 is not None:
+                z0 = np.asarray(b0, dtype=np.float64)[np.searchsorted(T, order)]
             if self.method == "cg":
-                z0 = None
-                if b0 is not None:
-                    z0 = np.asarray(b0, dtype=np.float64)[np.searchsorted(T, order)]
-                z, more = self._cg(X, m, r, z0)
+                z, more = self._cg(X, m, r, z0 if b0 is not None else None)
             else:
                 z, more = self._direct(X, m, G, r)
+            charged = self._charge(X, m, G, r, z0) - (1 if gradient_known else 0)
+        self.last_sweeps = passes + more
         b = np.empty(m)
         b[np.searchsorted(T, order)] = z  # working order -> ascending T
-        return b, passes + more
+        return b, float(charged)
+
+    def _charge(self, X, m, G, r, z0):
+        """Restricted-gradient evaluations of conjugate gradients from ``z0`` to
+        :data:`WORK_RTOL` (on the kept Gram matrix when there is one: no pass over the data)."""
+        if G is None:
+            def matvec(p):
+                return self._apply(X, m, p)
+        else:
+            nlam = self.n * self.lam
+
+            def matvec(p):
+                q = G @ p
+                return q + nlam * p if nlam else q
+        return work_cg(matvec, r, z0)
 
     def _direct(self, X, m, G, r):
         """Cholesky on the normal equations; refined when ill-conditioned; a rank-revealing
@@ -273,6 +316,58 @@ class RestrictedLeastSquares:
         return z, passes
 
 
+def work_cg(matvec, rhs, z0, rtol=WORK_RTOL, maxiter=None):
+    """How many restricted gradients conjugate gradients evaluate to reach the work rule's
+    accuracy on ``A z = rhs`` (``A`` symmetric positive semi-definite, ``matvec(p) = A p``).
+
+    The residual ``rhs - A z`` is the restricted gradient up to the factor ``-n``; CG
+    evaluates it once at ``z0`` and then once per iteration (``A p``, one pass over ``W_T``
+    for a solver that does not keep the Gram matrix), and stops when
+    ``||rhs - A z||_inf <= rtol * max(||rhs - A z0||_inf, ||rhs||_inf)`` (``rhs`` is the
+    residual at 0).
+
+    Parameters
+    ----------
+    matvec : callable
+    rhs, z0 : ndarray
+    rtol : float, default WORK_RTOL
+    maxiter : int, optional
+        Cap on iterations (default ``10 |T| + 10``); a breakdown (``p^T A p <= 0``: a
+        singular direction) also stops it.
+
+    Returns
+    -------
+    int
+        The evaluations: 1 (the gradient at ``z0``) + the iterations.
+    """
+    m = len(rhs)
+    z = np.array(z0, dtype=np.float64)
+    res = rhs - matvec(z) if np.any(z) else np.array(rhs, dtype=np.float64)
+    evals = 1
+    target = rtol * max(float(np.max(np.abs(res))), float(np.max(np.abs(rhs)))) if m else 0.0
+    if float(np.max(np.abs(res))) <= target:
+        return evals
+    if target == 0.0:
+        return evals
+    rr = float(res @ res)
+    p = res.copy()
+    for _ in range(10 * m + 10 if maxiter is None else maxiter):
+        q = matvec(p)
+        evals += 1
+        pq = float(p @ q)
+        if not pq > 0.0:
+            break
+        alpha = rr / pq
+        z += alpha * p
+        res -= alpha * q
+        if float(np.max(np.abs(res))) <= target:
+            break
+        rr_new = float(res @ res)
+        p = res + (rr_new / rr) * p
+        rr = rr_new
+    return evals
+
+
 def _gram(WT):
     """``WT^T WT`` as a dense array, for a sparse ``WT``."""
     return np.asarray((WT.T @ WT).toarray(), dtype=np.float64)
@@ -292,10 +387,12 @@ def _potrs(c, b):
     return x
 
 
-def restricted_least_squares(W, y, T, lam=0.0, b0=None, method="cholesky"):
+def restricted_least_squares(W, y, T, lam=0.0, b0=None, method="cholesky",
+                             gradient_known=False):
     """One exact solve of GraSP's least-squares sub-problem on ``T`` (no state kept).
 
     Returns ``(b_T, passes)`` as :meth:`RestrictedLeastSquares.solve`.
     """
     T = np.asarray(T, dtype=np.int64)
-    return RestrictedLeastSquares(W, y, max(len(T), 1), lam=lam, method=method).solve(T, b0)
+    return RestrictedLeastSquares(W, y, max(len(T), 1), lam=lam, method=method).solve(
+        T, b0, gradient_known)

@@ -22,7 +22,7 @@ class FGHT(Method):
 
     def step(self, x, rng):
         g, _ = self.full_gradient(x)
-        x_new, _ = threshold(x - self.p.eta * g, self.p.s)
+        x_new, _ = threshold(x - self.p.eta * g, self.p.s, self.forced)
         return StepResult(x=x_new, passes=1.0, n_thresholds=1, outer_event=0)
 
 
@@ -36,7 +36,7 @@ class HTP(Method):
 
     def step(self, x, rng):
         g, _ = self.full_gradient(x)
-        _, S = threshold(x - self.p.eta * g, self.p.s)
+        _, S = threshold(x - self.p.eta * g, self.p.s, self.forced)
         S = np.sort(S)
         fit = exact_fit(self, S, x[S])
         x_new = np.zeros(self.d)
@@ -65,7 +65,7 @@ class SGHT(Method):
         common = (self.problem.y, self.loss_code, z, idx, self.batch, p.eta, self.problem.l2,
                   p.s, self.gbuf, ws.keep_idx, ws.prev_idx, n_prev, ws.cand, ws.mags, ws.vbuf,
                   ws.ev_step, ws.ev_in, ws.ev_out, p.record, ws.rec_every, ws.rec_loss,
-                  snaps)
+                  snaps, self.forced)
         if self.sparse:
             out = K.sg_epoch_csr(*self.csr, *common)
         else:
@@ -92,7 +92,7 @@ class SVRGHT(Method):
         z = x.copy()
         n_prev = self.ws.set_prev(np.flatnonzero(x))
         steps, n_ev, n_rec, status, snaps = self.svrg_epoch(self.data, z, g, snap_dloss, idx,
-                                                            1, p.s, n_prev)
+                                                            1, p.s, n_prev, self.forced)
         return StepResult(x=z, passes=1.0 + steps / self.n, n_thresholds=steps, status=status,
                           inner_steps=steps, n_events=n_ev, n_checkpoints=n_rec,
                           snaps=snaps[:n_rec])

@@ -16,7 +16,24 @@ import numpy as np
 from .registry import get_method, normalize_reading
 from .steps import default_eta
 
-__all__ = ["SolveParams", "check_params"]
+__all__ = ["SolveParams", "check_always_select", "check_flag", "check_params",
+           "max_inner_steps"]
+
+#: Bounds on ``J``, the inner steps of one SVRG epoch (see :func:`max_inner_steps`).
+J_PER_SAMPLE = 100
+J_FLOOR = 100_000
+J_CAP = 10_000_000
+
+
+def max_inner_steps(n):
+    """The largest ``J`` a solve accepts for ``n`` samples.
+
+    ``J_PER_SAMPLE * n`` (50 times the paper's ``J = 2n``), but at least ``J_FLOOR`` (small
+    problems may want long epochs) and at most ``J_CAP``; never below the default ``2n``.
+    Why a bound: an epoch holds ``J`` sampled indices and up to ``J`` events (32 bytes a
+    step), so an unbounded ``J`` asks for gigabytes of buffers before the first step.
+    """
+    return max(2 * n, min(max(J_PER_SAMPLE * n, J_FLOOR), J_CAP))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,6 +58,17 @@ class SolveParams:
     record_iterates: bool
     max_events: int
     sub_maxiter: int = 500
+    always_select: tuple = ()  # coordinates kept in every support, not counted in s
+
+    @property
+    def forced(self):
+        """ndarray of int64: :attr:`always_select` as the kernels take it (ascending)."""
+        return np.asarray(self.always_select, dtype=np.int64)
+
+    @property
+    def s_total(self):
+        """int: the support size of an iterate, ``s + len(always_select)``."""
+        return self.s + len(self.always_select)
 
     @property
     def spec(self):
@@ -77,13 +105,16 @@ def _check_positive_float(name, value, allow_inf=False):
 
 
 def _check_nonneg(name, value):
+    """A finite number >= 0 (a tolerance: ``inf`` would stop every run at once)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) \
-            or not value >= 0:
-        raise ValueError(f"{name} must be a non-negative number, got {value!r}")
+            or not (value >= 0 and math.isfinite(value)):
+        raise ValueError(f"{name} must be a finite non-negative number, got {value!r}")
     return float(value)
 
 
-def _check_flag(name, value):
+def check_flag(name, value):
+    """``value`` as a bool; TypeError unless it is True or False (``warn="no"`` would
+    otherwise count as True)."""
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, got {value!r}")
     return bool(value)
@@ -92,7 +123,7 @@ def _check_flag(name, value):
 def check_params(problem, method, *, s=None, eta=None, J=None, m=None, inner="paper",
                  max_iter=None, max_passes=None, tol=1e-7, ftol=1e-6, patience=None,
                  batch_size=None, record_every=None, record=True, record_iterates=False,
-                 max_events=1_000_000):
+                 max_events=1_000_000, always_select=None):
     """Check every parameter of a solve of ``problem`` and fill in the defaults.
 
     Parameters
@@ -115,13 +146,24 @@ def check_params(problem, method, *, s=None, eta=None, J=None, m=None, inner="pa
     """
     spec = get_method(method)
     n, d = problem.n, problem.d
+    forced = check_always_select(always_select, d)
     if s is None:
         s = problem.default_s
         if s is None:
             raise ValueError("s is required when the problem has no x_true")
+    if forced and isinstance(s, numbers.Integral) and not isinstance(s, bool) \
+            and s > d - len(forced):
+        raise ValueError(f"s must be <= d - len(always_select) = {d - len(forced)} (s counts "
+                         f"only the coordinates not in always_select), got {s}")
     s = _check_int("s", s, 1, d)
     inner = normalize_reading(inner)
     J = 2 * n if J is None else _check_int("J", J, 1)
+    if J > max_inner_steps(n):
+        raise ValueError(
+            f"J must be <= {max_inner_steps(n)} for n = {n} samples "
+            f"(max(min(max({J_PER_SAMPLE} n, {J_FLOOR}), {J_CAP}), 2 n); the paper uses "
+            f"J = 2n), got {J}"
+        )
     m = min(6, J) if m is None else _check_int("m", m, 1)
     if m > J:
         raise ValueError(f"m must be <= J (got m={m}, J={J})")
@@ -136,12 +178,12 @@ def check_params(problem, method, *, s=None, eta=None, J=None, m=None, inner="pa
     steps = (J if spec.epoch else max(1, n // batch_size) if spec.uses_batch else 0)
     record_every = (max(1, steps // 20) if record_every is None
                     else _check_int("record_every", record_every, 1))
-    record = _check_flag("record", record)
-    record_iterates = _check_flag("record_iterates", record_iterates)
+    record = check_flag("record", record)
+    record_iterates = check_flag("record_iterates", record_iterates)
     max_events = _check_int("max_events", max_events, 0)
     if eta is None:
         eta_rule = "default"
-        eta = default_eta(problem, spec.name, s, inner, batch_size)
+        eta = default_eta(problem, spec.name, s + len(forced), inner, batch_size)
     else:
         eta_rule = "user"
         eta = _check_positive_float("eta", eta)
@@ -149,4 +191,32 @@ def check_params(problem, method, *, s=None, eta=None, J=None, m=None, inner="pa
                        inner=inner, batch_size=batch_size, max_iter=max_iter,
                        max_passes=max_passes, tol=tol, ftol=ftol, patience=patience,
                        record_every=record_every, record=record,
-                       record_iterates=record_iterates, max_events=max_events)
+                       record_iterates=record_iterates, max_events=max_events,
+                       always_select=forced)
+
+
+def check_always_select(always_select, d):
+    """``always_select`` as an ascending tuple of distinct coordinates in ``[0, d)``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For anything that is not a sequence of distinct integer coordinates, or one that
+        leaves no coordinate to select.
+    """
+    if always_select is None:
+        return ()
+    a = np.asarray(always_select)
+    if a.size == 0:
+        return ()
+    if a.ndim != 1 or a.dtype.kind not in "iu":
+        raise TypeError(f"always_select must be a sequence of integer coordinates, got "
+                        f"{always_select!r}")
+    if a.min() < 0 or a.max() >= d:
+        raise ValueError(f"always_select must hold coordinates in [0, {d}), got "
+                         f"{sorted(set(a.tolist()))}")
+    if len(np.unique(a)) != len(a):
+        raise ValueError(f"always_select has repeated coordinates: {a.tolist()}")
+    if len(a) >= d:
+        raise ValueError(f"always_select keeps all {d} coordinates: nothing left to select")
+    return tuple(int(j) for j in np.sort(a))

@@ -16,6 +16,7 @@ variant of this package that is labelled as such wherever it shows.
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable
 
 __all__ = [
@@ -146,6 +147,16 @@ class MethodSpec:
 _REGISTRY: dict[str, MethodSpec] = {}
 _ALIASES: dict[str, str] = {}
 _OTHER_COLOR = "#7F7F7F"
+_LOCK = threading.RLock()
+"""Guards :data:`_REGISTRY` and :data:`_ALIASES`: a registration checks its names and adds
+them in one step (two threads registering one name: one succeeds, one gets the error), and
+readers iterate over snapshots taken under it (never over a dict another thread changes)."""
+
+
+def specs():
+    """tuple of MethodSpec: a snapshot of the registry, in registration order."""
+    with _LOCK:
+        return tuple(_REGISTRY.values())
 
 
 def _key(name):
@@ -155,24 +166,29 @@ def _key(name):
 def add(spec):
     """Add ``spec`` to the registry (names and aliases must be new)."""
     names = [spec.name, *(_key(a) for a in spec.aliases)]
-    for key in names:
-        if key in _ALIASES:
-            raise ValueError(f"method name {key!r} is already registered (as "
-                             f"{_ALIASES[key]!r}); unregister it first or pick another name")
-    _REGISTRY[spec.name] = spec
-    for key in names:
-        _ALIASES[key] = spec.name
+    if len(set(names)) != len(names):
+        raise ValueError(f"method {spec.name!r}: its name and aliases repeat ({names})")
+    with _LOCK:
+        for key in names:
+            if key in _ALIASES:
+                raise ValueError(f"method name {key!r} is already registered (as "
+                                 f"{_ALIASES[key]!r}); unregister it first or pick another "
+                                 "name")
+        _REGISTRY[spec.name] = spec
+        for key in names:
+            _ALIASES[key] = spec.name
     return spec
 
 
 def remove(name):
     """Remove a non-built-in method; return its spec."""
-    spec = get_method(name)
-    if spec.builtin:
-        raise ValueError(f"{spec.name!r} is a built-in method and cannot be unregistered")
-    del _REGISTRY[spec.name]
-    for key in [k for k, v in _ALIASES.items() if v == spec.name]:
-        del _ALIASES[key]
+    with _LOCK:
+        spec = get_method(name)
+        if spec.builtin:
+            raise ValueError(f"{spec.name!r} is a built-in method and cannot be unregistered")
+        del _REGISTRY[spec.name]
+        for key in [k for k, v in _ALIASES.items() if v == spec.name]:
+            del _ALIASES[key]
     return spec
 
 
@@ -190,10 +206,12 @@ def get_method(name):
         return name
     if not isinstance(name, str):
         raise TypeError(f"method must be a string, got {type(name).__name__}")
-    key = _ALIASES.get(_key(name))
-    if key is None:
+    with _LOCK:
+        key = _ALIASES.get(_key(name))
+        spec = None if key is None else _REGISTRY.get(key)
+    if spec is None:
         raise ValueError(f"unknown method {name!r}; choose one of {list(method_names())}")
-    return _REGISTRY[key]
+    return spec
 
 
 def method_names(*, paper_only=False):
@@ -208,7 +226,7 @@ def method_names(*, paper_only=False):
     -------
     tuple of str
     """
-    return tuple(k for k, s in _REGISTRY.items() if s.in_paper or not paper_only)
+    return tuple(s.name for s in specs() if s.in_paper or not paper_only)
 
 
 def method_label(method):

@@ -8,7 +8,12 @@ __all__ = ["DESCRIPTIONS", "MESSAGES", "Status"]
 
 
 class Status(enum.IntEnum):
-    """Why a run stopped (``SolveResult.status``; ``success`` is ``status == CONVERGED``)."""
+    """Why a run stopped (``SolveResult.status``; ``success`` is ``status == CONVERGED``).
+
+    Every status but ``CONVERGED``, ``MAX_PASSES`` and ``CALLBACK`` is reported with a
+    :class:`~rgrasp_viz.ConvergenceWarning` (``solve(..., warn=False)`` silences it), and so
+    is a ``MAX_PASSES`` run whose objective hardly moved (the step size is the likely cause).
+    """
 
     CONVERGED = 0
     """The iterates reached a fixed point (``tol``) or the objective stagnated (``ftol``)."""
@@ -22,6 +27,10 @@ class Status(enum.IntEnum):
     """The pass budget ``max_passes`` was used up before a tolerance was met."""
     STALLED = 5
     """The best objective stopped improving while the objective kept moving: not converged."""
+    HT_FIXED_POINT = 6
+    """The iterates stopped at a fixed point of hard thresholding that is not a minimiser
+    (least squares): one hard-thresholding step with the gradient step size and an exact fit
+    lowers the objective by more than half.  Not a success."""
     CALLBACK = 99
     """The callback raised ``StopIteration``."""
 
@@ -45,6 +54,9 @@ DESCRIPTIONS = {
     Status.MAX_PASSES: "the pass budget max_passes was used up before a stopping rule was met",
     Status.STALLED: "the best objective stopped improving while the objective or the support "
                     "kept moving: not converged",
+    Status.HT_FIXED_POINT: "the iterates stopped at a fixed point of hard thresholding, not "
+                           "at a minimiser: a cheap exact step lowers the objective by more "
+                           "than half",
     Status.CALLBACK: "the callback raised StopIteration",
 }
 """One sentence per status (the attribute docstrings above are not reachable at run time)."""
@@ -64,6 +76,13 @@ MESSAGES = {
     "diverged_at": "diverged at iteration {t}: objective {F:.3g} (started at {F0:.3g}); {cause}",
     "diverged_rose": ("diverged: the objective rose from {F0:.3g} to {F:.3g} and did not come "
                       "back down; {cause}"),
+    Status.HT_FIXED_POINT: ("fixed point of hard thresholding, not a minimiser: the iterates "
+                            "stopped moving (F = {F:.6g}), but one hard-thresholding step with "
+                            "the gradient step size {eta_ref:.3g} and an exact least-squares "
+                            "fit on its support reaches F = {F_ref:.6g} ({ratio:.3g}x lower); "
+                            "{cause}"),
+    "slow": ("; the objective moved by only {moved:.2%} of F(x0) over the whole run, so the "
+             "step size eta={eta:.3g} is likely too small (or x0 is already near a solution)"),
     Status.CALLBACK: "stopped by the callback (StopIteration)",
 }
 """Message templates, keyed by status (or by the reason, for statuses with several)."""

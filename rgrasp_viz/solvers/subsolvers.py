@@ -14,6 +14,7 @@ steps 2-4 and 6 of Algorithm 1.  A learner's own solver, written in plain Python
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 import scipy.optimize
@@ -21,7 +22,7 @@ import scipy.optimize
 from .. import _kernels as K
 from .. import losses
 from ._common import WorkingColumns, csc_arrays, gather_columns
-from ._exact import RestrictedLeastSquares
+from ._exact import WORK_RTOL, RestrictedLeastSquares
 
 __all__ = ["Exact", "Fit", "SemiStochastic", "SubResult", "exact_fit"]
 
@@ -55,29 +56,66 @@ class Fit:
     message: str | None = None
 
 
-def _logistic(WT, y, z0, maxiter, l2=0.0):
+class _OutOfBudget(Exception):
+    """Raised inside L-BFGS when the pass budget is spent."""
+
+
+def _logistic(WT, y, z0, maxiter, l2=0.0, max_evals=math.inf, gradient_known=False):
+    """L-BFGS on the restricted logistic problem from ``z0``.
+
+    Returns ``(z, charged)``: ``charged`` is the work rule's count (see :mod:`._exact`): the
+    function-and-gradient evaluations made until
+    ``||grad||_inf <= WORK_RTOL max(||grad(z0)||_inf, ||grad(0)||_inf)`` was first met (all
+    of them if never), the one at ``z0`` not charged when ``gradient_known``.  The iterate
+    itself runs on to L-BFGS's own tight tolerance, unless ``max_evals`` charged evaluations
+    (the pass budget) are spent first: then the best point evaluated is returned.
+    """
     n = WT.shape[0]
+    free = 1 if gradient_known else 0
+    if max_evals <= 0:  # the budget is spent: no step
+        return np.array(z0, dtype=np.float64), 0.0
+    # the gradient at 0 (f'(0) = -y/2): the problem's scale, not charged
+    g_zero = float(np.max(np.abs(np.asarray(WT.T @ y).ravel()))) / (2 * n) if len(z0) else 0.0
+    state = {"evals": 0, "charged": None, "g0": None, "best": (math.inf, None)}
 
     def fun(z):
+        if state["evals"] >= max_evals + free:
+            raise _OutOfBudget
+        state["evals"] += 1
         a = WT @ z
         f = float(np.mean(losses.sample_losses(a, y, "logistic"))) + 0.5 * l2 * float(z @ z)
         grad = np.asarray(WT.T @ losses.loss_derivative(a, y, "logistic")).ravel() / n
-        return f, grad + l2 * z
+        grad = grad + l2 * z
+        gmax = float(np.max(np.abs(grad))) if len(grad) else 0.0
+        if state["g0"] is None:
+            state["g0"] = max(gmax, g_zero)
+        if state["charged"] is None and gmax <= WORK_RTOL * state["g0"]:
+            state["charged"] = state["evals"]
+        if f < state["best"][0]:
+            state["best"] = (f, z.copy())
+        return f, grad
 
-    res = scipy.optimize.minimize(fun, z0, jac=True, method="L-BFGS-B",
-                                  options={"maxiter": maxiter, "gtol": 1e-10, "ftol": 1e-15})
-    return res.x, float(res.nfev)
+    try:
+        res = scipy.optimize.minimize(fun, z0, jac=True, method="L-BFGS-B",
+                                      options={"maxiter": maxiter, "gtol": 1e-10,
+                                               "ftol": 1e-15})
+        z = res.x
+    except _OutOfBudget:
+        z = state["best"][1] if state["best"][1] is not None else np.array(z0, dtype=float)
+    charged = state["charged"] if state["charged"] is not None else state["evals"]
+    return z, float(max(charged - free, 0))
 
 
-def exact_fit(method, cols, z0):
+def exact_fit(method, cols, z0, gradient_known=False):
     """Minimise ``F`` exactly over the coordinates ``cols`` (others zero), from ``z0``.
 
     Least squares: :class:`~._exact.RestrictedLeastSquares`, kept on the method object for
-    the whole solve (the Gram matrix of the working columns is updated, not rebuilt: one sweep
-    over the samples when columns enter, plus any refinement sweeps, each counted as 1 pass).
-    Logistic: L-BFGS warm-started at ``z0``; each function and gradient evaluation is one
-    sweep over the data (1 pass each).  When every sample is classified correctly on
-    ``cols`` with room to spare, the logistic loss has infimum 0 and no minimiser: reported
+    the whole solve (the Gram matrix of the working columns is updated, not rebuilt).
+    Logistic: L-BFGS warm-started at ``z0``, stopped early only when the pass budget of the
+    run (``method.passes_left``, minus the step's own gradient) is spent.  Both are charged
+    by the package's work rule (:mod:`._exact`): the restricted gradients an iterative solver
+    evaluates to reach :data:`~._exact.WORK_RTOL`.  When every sample is classified correctly
+    on ``cols`` with room to spare, the logistic loss has infimum 0 and no minimiser: reported
     as ``status = 2`` with a message.
 
     Parameters
@@ -88,6 +126,9 @@ def exact_fit(method, cols, z0):
         Ascending coordinates.
     z0 : ndarray
         Warm start on ``cols``.
+    gradient_known : bool, default False
+        The restricted gradient at ``z0`` is already known (GraSP: step 2's gradient on
+        ``T``): not charged again.
 
     Returns
     -------
@@ -98,13 +139,16 @@ def exact_fit(method, cols, z0):
     if problem.loss == "squares":
         ls = method.__dict__.get("_exact_ls")
         if ls is None:  # once per solve, inside the timed region
-            ls = RestrictedLeastSquares(problem.W, y, min(3 * method.p.s, method.d),
+            ls = RestrictedLeastSquares(problem.W, y, min(3 * method.p.s_total, method.d),
                                         lam=problem.l2)
             method._exact_ls = ls
-        b, passes = ls.solve(cols, z0)
+        b, passes = ls.solve(cols, z0, gradient_known)
         return Fit(b, float(passes))
     WT = gather_columns(problem.W, cols)
-    b, passes = _logistic(WT, y, z0, method.p.sub_maxiter, problem.l2)
+    left = getattr(method, "passes_left", math.inf) - 1.0  # the step's own gradient
+    b, passes = _logistic(WT, y, z0, method.p.sub_maxiter, problem.l2,
+                          max_evals=math.floor(left) if math.isfinite(left) else math.inf,
+                          gradient_known=gradient_known)
     margin = float(np.min(y * np.asarray(WT @ b).ravel()))
     if margin > 0.0 and not problem.l2:
         return Fit(b, passes, 2, (
@@ -125,7 +169,8 @@ class Exact:
         self.method = method
 
     def solve(self, x, g, snap_dloss, T, rng):
-        fit = exact_fit(self.method, T, x[T])
+        # x̂^{t-1} lives on T: its restricted gradient is step 2's, already charged
+        fit = exact_fit(self.method, T, x[T], gradient_known=True)
         return SubResult(b_T=fit.b, passes=fit.passes, status=fit.status, message=fit.message)
 
 
@@ -169,7 +214,7 @@ class SemiStochastic:
         m = self.method
         if not m.sparse:
             if self._cols is None:  # once per solve, inside the timed region
-                self._cols = WorkingColumns(m.problem.W, min(3 * m.p.s, m.d))
+                self._cols = WorkingColumns(m.problem.W, min(3 * m.p.s_total, m.d))
             return self._cols.update(T)
         if self._csc is None:  # once per solve, inside the timed region: O(nnz)
             self._csc = csc_arrays(m.problem.W)
@@ -192,8 +237,10 @@ class SemiStochastic:
         else:
             z = x.copy()
             n_prev = ws.set_prev(T)
+            # H_|T| keeps always_select (in T) and the |T| - |always_select| largest others
             steps, n_ev, n_rec, status, snaps = m.svrg_epoch(
-                m.data, z, g, snap_dloss, idx, self.thr_every, len(T), n_prev)
+                m.data, z, g, snap_dloss, idx, self.thr_every, len(T) - len(m.forced), n_prev,
+                m.forced)
             b_T = z[T]
             work_index = None
         return SubResult(b_T=b_T, passes=steps / m.n,

@@ -23,15 +23,14 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 import threading
-import time
 from pathlib import Path
 
 import numpy as np
 import plotly.io as pio
 
 from .._io import atomic_path
+from .._progress import bar as progress_bar
 from ..analysis import as_traces, replay_frames
 from . import figures as F
 
@@ -343,7 +342,7 @@ class _Panels:
                                            "range": self.coef_range, "autorange": False}
             elif view == "support":
                 spec = F.with_cursor(self.raster, _cursor(self.trace, t, step))
-                title = (f"Support of {F.trace_label(self.trace)}<br><sup>★ true support · "
+                title = (f"Support of {F.esc(F.trace_label(self.trace))}<br><sup>★ true support · "
                          "dotted line: now</sup>")
                 spec = {"data": spec["data"], "layout": {**spec["layout"],
                                                           "title": {"text": title}}}
@@ -373,6 +372,7 @@ def _frame_title(labels, traces, state, pos, title):
         head = labels[0]
     else:
         head = " vs ".join(labels)
+    head = F.esc(head)  # run labels and a caller's headline are text, never HTML
     where = (f"{_moment(traces[0], *state[0])} · " if len(traces) == 1 else "")
     return f"<b>{head}</b>   <span style='color:#555'>{where}{pos:.2f} effective passes</span>"
 
@@ -491,23 +491,28 @@ def _say_missing(exc):
 
 
 class _Progress:
+    """Frame progress: ``progress(i, n)`` when callable, else a ``tqdm.auto`` bar
+    (:mod:`rgrasp_viz._progress`) unless ``progress`` is False."""
+
     def __init__(self, progress, n):
         self.n = n
         self.fn = progress if callable(progress) else None
-        self.show = progress is True or (progress is None and n >= 20)
-        self.t0 = time.perf_counter()
+        self.bar = (None if self.fn is not None else
+                    progress_bar(n, "rv.animate", progress is not False, "frame"))
 
     def __call__(self, i):
         if self.fn is not None:
             self.fn(i, self.n)
-        elif self.show:
-            end = "\n" if i == self.n else ""
-            print(f"\rrv.animate: frame {i}/{self.n} ({time.perf_counter() - self.t0:.0f} s)",
-                  end=end, file=sys.stderr, flush=True)
+        else:
+            self.bar.update()
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
 
 
 def animate(runs, path, *, views=VIEWS, max_frames=48, fps=8.0, hold=1.5, until=None,
-            width=960, row_height=280, max_rows=40, title=None, mp4=None, progress=None,
+            width=960, row_height=280, max_rows=40, title=None, mp4=None, progress=True,
             on_missing="raise"):
     """Write an animated GIF (and an MP4 when an encoder is available) of recorded runs.
 
@@ -547,9 +552,11 @@ def animate(runs, path, *, views=VIEWS, max_frames=48, fps=8.0, hold=1.5, until=
     mp4 : None, bool
         None: also write an MP4 when an encoder is found (see :func:`find_encoder`);
         True: require it; False: GIF only.
-    progress : None, bool or callable
-        Show ``frame i/n`` on stderr (None: when there are 20 frames or more), or call
-        ``progress(i, n)`` after each rendered frame.
+    progress : bool or callable, default True
+        True: a ``tqdm.auto`` bar of the rendered frames (a widget in Jupyter, a bar on
+        stderr in a terminal, nothing when stderr is not a terminal); False: nothing; a
+        callable: ``progress(i, n)`` after each rendered frame instead.  None is read as
+        True.
     on_missing : {"raise", "warn"}, default "raise"
         What to do when nothing can be drawn on this machine (Pillow, kaleido or Chromium
         missing, or the browser failing on the first frame): raise a ``RuntimeError``, or
@@ -636,19 +643,23 @@ def animate(runs, path, *, views=VIEWS, max_frames=48, fps=8.0, hold=1.5, until=
 
     tick = _Progress(progress, len(states))
     images = []
-    for i, (state, pos) in enumerate(zip(states, where, strict=True)):
-        grid = [p.row(t, step) for p, (t, step) in zip(panels, state, strict=True)]
-        fig = compose(grid, widths=widths, row_height=int(row_height), width=int(width),
-                      title=_frame_title(labels, traces, state, pos, title), footer=footer)
-        try:
-            png = _render(fig, chromium)
-        except RuntimeError as exc:
-            if on_missing == "raise" or images:
-                raise
-            _say_missing(exc)
-            return None
-        images.append(Image.open(io.BytesIO(png)).convert("RGB"))
-        tick(i + 1)
+    try:
+        for i, (state, pos) in enumerate(zip(states, where, strict=True)):
+            grid = [p.row(t, step) for p, (t, step) in zip(panels, state, strict=True)]
+            fig = compose(grid, widths=widths, row_height=int(row_height), width=int(width),
+                          title=_frame_title(labels, traces, state, pos, title),
+                          footer=footer)
+            try:
+                png = _render(fig, chromium)
+            except RuntimeError as exc:
+                if on_missing == "raise" or images:
+                    raise
+                _say_missing(exc)
+                return None
+            images.append(Image.open(io.BytesIO(png)).convert("RGB"))
+            tick(i + 1)
+    finally:
+        tick.close()
     frame_ms = int(round(1000 / fps))
     durations = [frame_ms] * len(images)
     durations[-1] += int(round(1000 * hold))

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-import html
 
 from plotly.basedatatypes import Undefined as _UNDEFINED
 
 from ..figures import TEMPLATE
+from ..figures._base import esc  # noqa: F401 - the one escaping helper, for the dashboards
 from ._figurewidget import LiveFigure
 
 
@@ -69,11 +69,6 @@ def empty_spec(title="no run to show yet", height=300):
     """A figure without data (a dashboard before its first successful run)."""
     return {"data": [], "layout": {"template": TEMPLATE, "height": height,
                                    "title": {"text": title, "x": 0.02}}}
-
-
-def esc(text):
-    """``text`` escaped for an HTML widget."""
-    return html.escape(str(text))
 
 
 _BOX_COLORS = {"ok": ("#1B5E20", "#E8F5E9"), "warn": ("#8A4B00", "#FFF4E5"),
@@ -141,6 +136,58 @@ def spec_patch(spec, layout_keys=("title", "meta")):
     layout = spec["layout"]
     return {"data": dict(enumerate(spec["data"])),
             "layout": {k: layout[k] for k in layout_keys if k in layout}}
+
+
+def busy_text(what, seconds):
+    """The status of a solve that has been running ``seconds`` (HTML, no user text)."""
+    return (f"{what}… <b class='rgrasp-busy-seconds'>{int(seconds)} s</b>: not finished yet. "
+            "Change a control to start over (this solve's result is then dropped).")
+
+
+MAX_DEBOUNCE = 60.0
+"""Seconds: the longest quiet period a dashboard accepts before it re-solves."""
+
+
+def check_options(*, debounce=None, max_rows=None, n_ticks=None, interval=None):
+    """Check the display options of a dashboard (before any work), as :func:`rgrasp_viz.solve`
+    checks its own arguments (the same helpers, the same kind of message).
+
+    Parameters
+    ----------
+    debounce : float, optional
+        Seconds, ``0 <= debounce <= MAX_DEBOUNCE``.
+    max_rows : int, optional
+        Rows of a support raster, ``>= 1``.
+    n_ticks : int, optional
+        Positions of a replay slider, ``1 <= n_ticks <= 100_000``.
+    interval : int, optional
+        Milliseconds between two ticks of a Play widget, ``1 <= interval <= 60_000``.
+
+    Returns
+    -------
+    dict
+        The checked values (``float`` / ``int``) of the options given (None: not given).
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming the option.
+    """
+    from ...solvers.params import _check_int, _check_nonneg
+
+    out = {}
+    if debounce is not None:
+        out["debounce"] = _check_nonneg("debounce", debounce)
+        if out["debounce"] > MAX_DEBOUNCE:
+            raise ValueError(f"debounce must be at most {MAX_DEBOUNCE:g} seconds, got "
+                             f"{debounce!r}")
+    if max_rows is not None:
+        out["max_rows"] = _check_int("max_rows", max_rows, 1)
+    if n_ticks is not None:
+        out["n_ticks"] = _check_int("n_ticks", n_ticks, 1, 100_000)
+    if interval is not None:
+        out["interval"] = _check_int("interval", interval, 1, 60_000)
+    return out
 
 
 def status_kind(status):

@@ -16,6 +16,8 @@ from .. import figures as F
 from .. import static
 from ._widgets import (
     PLAY_INTERVAL,
+    busy_text,
+    check_options,
     check_reference,
     esc,
     figure_widget,
@@ -86,6 +88,9 @@ class Comparison(widgets.VBox):
                  random_state=0, record_iterates=True, interval=PLAY_INTERVAL, n_ticks=200,
                  reference="exact", cost=None, inner=None, m=None, max_passes=None, tol=None,
                  ftol=None, patience=None, max_iter=None, debounce=0.2, **solve_kwargs):
+        opts = check_options(debounce=debounce, n_ticks=n_ticks, interval=interval)
+        debounce = opts.get("debounce", debounce)
+        n_ticks, interval = opts.get("n_ticks", n_ticks), opts.get("interval", interval)
         if isinstance(methods, str):
             methods = (methods,)
         methods = [get_method(mth).name for mth in methods]
@@ -148,7 +153,8 @@ class Comparison(widgets.VBox):
         self._link = link_replay(self.play, self.slider, self._show)
         self._show(0)
         self._status_line()
-        self.debouncer = Debouncer(self._compute, self._apply, self._on_error, delay=debounce)
+        self.debouncer = Debouncer(self._compute, self._apply, self._on_error, delay=debounce,
+                                   on_busy=self._on_busy)
         self.reading.observe(self._on_control, names="value")
         self.m_slider.observe(self._on_control, names="value")
         self.children = [
@@ -221,6 +227,10 @@ class Comparison(widgets.VBox):
         self.summary.value = self._summary_html()
         self._show(self.slider.value)
         self._status_line()
+
+    def _on_busy(self, seconds):
+        """The solves of the latest change are still running after ``seconds``."""
+        self.status.value = status_box(busy_text("solving every method", seconds), "busy")
 
     def _on_error(self, exc):
         self.error = f"{type(exc).__name__}: {exc}"

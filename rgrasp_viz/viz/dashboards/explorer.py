@@ -17,6 +17,8 @@ from ...solvers.registry import get_method, method_label, method_names, run_labe
 from .. import figures as F
 from .. import static
 from ._widgets import (
+    busy_text,
+    check_options,
     check_reference,
     esc,
     figure_widget,
@@ -105,6 +107,8 @@ class Explorer(widgets.VBox):
                  max_iter=None, max_passes=None, tol=None, ftol=None, patience=None,
                  x="passes", debounce=0.1, reference="exact", cost=None, max_rows=60):
         # everything is checked before any widget exists (solve's own checks and errors)
+        opts = check_options(debounce=debounce, max_rows=max_rows)
+        debounce, max_rows = opts.get("debounce", debounce), opts.get("max_rows", max_rows)
         method = get_method(method).name
         check_reference(reference)
         if x not in ("passes", "time", "iteration"):
@@ -169,7 +173,7 @@ class Explorer(widgets.VBox):
         self._follow_ranges()
         self.status = widgets.HTML(value=status_box("solving…", "busy"))
         self.debouncer = Debouncer(self._compute, self._apply, self._on_error,
-                                   delay=debounce)
+                                   delay=debounce, on_busy=self._on_busy)
 
         # first solve, synchronously: the figures are born with their data
         out = None
@@ -487,6 +491,10 @@ class Explorer(widgets.VBox):
             html += f"<br>⚠ {esc(w)}"
         html += (f"<br><small class='rgrasp-rule'>{esc(stopping_text(self.rule))}</small>")
         return html
+
+    def _on_busy(self, seconds):
+        """The solve of the latest change is still running after ``seconds``."""
+        self.status.value = status_box(busy_text("solving", seconds), "busy")
 
     def _on_error(self, exc):
         self.error = f"{type(exc).__name__}: {exc}"

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import numbers
+
 import ipywidgets as widgets
 import numpy as np
 
 from ...analysis import as_trace, event_positions, frame_iteration, replay_frames, thresholds_until
 from ...solvers.registry import method_label
+from ...trace import dimension_problem
 from .. import figures as F
 from .. import static
-from ._widgets import PLAY_INTERVAL, esc, figure_widget, link_replay, spec_patch
+from ._widgets import PLAY_INTERVAL, check_options, esc, figure_widget, link_replay, spec_patch
 
 __all__ = ["Player", "play"]
 
@@ -37,11 +40,22 @@ class Player(widgets.VBox):
     """
 
     def __init__(self, result_or_trace, *, interval=PLAY_INTERVAL, max_rows=60, start=0):
+        opts = check_options(interval=interval, max_rows=max_rows)
+        interval, max_rows = opts.get("interval", interval), opts.get("max_rows", max_rows)
+        if isinstance(start, (bool, np.bool_)) or not isinstance(start, numbers.Integral):
+            raise TypeError(f"start must be an integer (a frame index), got {start!r}")
+        trace = as_trace(result_or_trace)
+        too_big = dimension_problem(trace.meta["d"])
+        if too_big:  # every frame makes dense vectors of length d
+            raise ValueError(f"cannot replay this trace: {too_big}")
         super().__init__()
-        self.trace = as_trace(result_or_trace)
+        self.trace = trace
         self.frames, self.frame_passes = replay_frames(self.trace)
         self._ev_pos = np.sort(event_positions(self.trace, "passes")[0])
         last = len(self.frames) - 1
+        if not -len(self.frames) <= int(start) <= last:
+            raise ValueError(f"start must be a frame index in [{-len(self.frames)}, {last}] "
+                             f"(this replay has {len(self.frames)} frames), got {start}")
         start = int(start) % len(self.frames)
         self.play = widgets.Play(value=start, min=0, max=last, step=1, interval=int(interval),
                                  description="play")
@@ -78,7 +92,7 @@ class Player(widgets.VBox):
         # HTML label updated by the kernel lagged behind the figures the page draws itself)
         self.children = [
             widgets.HBox([self.play, self.prev_button, self.next_button, self.slider]),
-            widgets.HTML(f"<small>{method_label(self.trace.method)} — "
+            widgets.HTML(f"<small>{esc(method_label(self.trace.method))} — "
                          f"{len(self.frames)} frames{esc(hint)}</small>"),
             self.fig_coefficients, self.fig_progress, self.fig_support]
         self.add_class("rgrasp-play")

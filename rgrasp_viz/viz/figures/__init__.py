@@ -43,7 +43,7 @@ from ...analysis import (
 )
 from ...solvers.registry import method_color, method_label
 from ..export import export, find_chromium
-from ._base import TEMPLATE
+from ._base import TEMPLATE, esc
 from ._convergence import DIVERGED_CUT, convergence, convergence_spec
 from ._moments import (
     coefficient_range,
@@ -75,6 +75,7 @@ __all__ = [
     "coefficients_spec",
     "convergence",
     "convergence_spec",
+    "esc",
     "estimate_fstar",
     "event_positions",
     "export",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -46,6 +48,20 @@ def finite_or_nan(a):
     a = np.asarray(a, dtype=np.float64).copy()
     a[~np.isfinite(a)] = np.nan
     return a
+
+
+def esc(text):
+    """``text`` (a run label, a method name, a message: anything that may come from a file or
+    a user) escaped so that a page shows it literally.
+
+    The one escaping helper of the figures and the dashboards: ipywidgets' ``HTML`` widgets
+    set their value as HTML, and plotly.js renders a subset of HTML in titles, legend names,
+    tick labels, annotations and hover templates (``<b>``, ``<br>``, ``<a href>``), while it
+    shows the entities ``&lt;`` ``&gt;`` ``&amp;`` as the characters they stand for (quotes
+    are left as they are: harmless in text, and plotly.js has no ``&quot;``).  Never use the
+    result inside an HTML attribute.
+    """
+    return html.escape(str(text), quote=False)
 
 
 def short(text, n=140):

@@ -16,7 +16,7 @@ from ...analysis import (
     x_values,
 )
 from ...solvers.registry import method_color
-from ._base import LEGEND, figure, finite_or_nan, run_styles, spec, tr
+from ._base import LEGEND, esc, figure, finite_or_nan, run_styles, spec, tr
 
 XLABEL = {"passes": "effective passes", "time": "solver time [s]",
           "iteration": "outer iteration"}
@@ -79,7 +79,8 @@ def convergence_spec(traces, x="passes", y="both", fstar=None, xscale="auto"):
         fs = FStar(float(fstar[0]), str(fstar[1]), "given")
     else:
         fs = estimate_fstar(traces, reference=fstar)
-    labels = run_labels(traces)
+    raw_labels = run_labels(traces)  # in the figure's meta as they are
+    labels = [esc(lab) for lab in raw_labels]  # shown by the page: text, never HTML
     flags, best = final_support_differences(traces)
     styles, notes, groups = run_styles(traces, labels, [method_color(t.method) for t in traces])
     panels = ["gap", "rel_error"] if y == "both" else [y]
@@ -93,9 +94,10 @@ def convergence_spec(traces, x="passes", y="both", fstar=None, xscale="auto"):
         name = lab if flag is None else f"{lab} ≠ supp ({flag})"
         if bad:
             name = f"{name}: diverged"
-            diverged.append(lab)
+            diverged.append(raw_labels[k])
         if flag is not None:
-            differs.append({"run": lab, "n_differ": flag, "best": labels[best]})
+            differs.append({"run": raw_labels[k], "n_differ": flag,
+                            "best": raw_labels[best]})
         xs = x_values(run, x).copy()
         if scale == "log":
             xs[xs <= 0] = np.nan  # a log axis has no 0 (the starting point)
@@ -137,15 +139,16 @@ def convergence_spec(traces, x="passes", y="both", fstar=None, xscale="auto"):
         notes.append(f"≠ supp: ends on a different support than {labels[best]} "
                      "(lowest final objective)")
     if diverged:
-        notes.append(f"{', '.join(diverged)}: diverged (dotted; ▲ where it leaves the plot)")
+        notes.append(f"{esc(', '.join(diverged))}: diverged (dotted; ▲ where it leaves the "
+                     "plot)")
     layout = {
-        "title": {"text": f"Convergence<br><sup>{fs.source}</sup>", "x": 0.02},
+        "title": {"text": f"Convergence<br><sup>{esc(fs.source)}</sup>", "x": 0.02},
         "height": 380 + 18 * max(len(notes) - 1, 0),
         "autosize": True,
         "margin": {"l": 60, "r": 20, "t": 70 + 18 * max(len(notes) - 1, 0), "b": 90},
         "legend": LEGEND,
         "meta": {"fstar": fs.value, "fstar_source": fs.source, "fstar_origin": fs.origin,
-                 "support_differs": differs, "identical": [[labels[i] for i in g]
+                 "support_differs": differs, "identical": [[raw_labels[i] for i in g]
                                                            for g in groups],
                  "diverged": diverged, "x": x, "y": y, "xscale": scale},
     }

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 
 from ...analysis import as_trace, raster_matrix, raster_rows, support_changes, trace_label
-from ._base import LEGEND_TOP, figure, spec, tr
+from ._base import LEGEND_TOP, esc, figure, spec, tr
 
 RASTER_CATEGORIES = (
     (0, "not involved", "#FFFFFF"),
@@ -44,6 +46,25 @@ def with_cursor(spec, x):
     return {"data": spec["data"], "layout": {**spec["layout"], "shapes": shapes}}
 
 
+def raster_labels(trace, rows, n_true=0):
+    """Row labels of a support raster: the feature names of ``trace.meta["feature_names"]``
+    when the data had them (an estimator's fit), else the coordinate numbers; the first
+    ``n_true`` rows (the true support) are starred.  Repeated names get their coordinate
+    added, so every row keeps its own label.  Names are escaped (plotly reads tags in
+    labels): a name reaches the page as text."""
+    names = trace.meta.get("feature_names")
+    if not isinstance(names, list) or len(names) != trace.meta.get("d"):
+        names = None
+    labels = [str(j) if names is None else html.escape(str(names[j]), quote=False)
+              for j in rows]
+    seen = {}
+    for lab in labels:
+        seen[lab] = seen.get(lab, 0) + 1
+    labels = [lab if seen[lab] == 1 else f"{lab} [{j}]" for lab, j in zip(labels, rows,
+                                                                           strict=True)]
+    return [f"{lab}★" if k < n_true else lab for k, lab in enumerate(labels)]
+
+
 def support_raster_spec(trace, max_rows=MAX_ROWS, cursor=None):
     """Plain-dict form of :func:`support_raster`: ``{"data": [...], "layout": {...}}``, not
     validated (the dashboards update their widgets from it).
@@ -58,7 +79,7 @@ def support_raster_spec(trace, max_rows=MAX_ROWS, cursor=None):
     rows, hidden = raster_rows(trace, max_rows)
     z = raster_matrix(trace, rows)
     n_true = len(trace.true_support)
-    labels = [f"{j}★" if k < n_true else str(j) for k, j in enumerate(rows)]
+    labels = raster_labels(trace, rows, n_true)
     iters = np.arange(len(trace))
     k = len(RASTER_CATEGORIES)
     scale = []
@@ -99,7 +120,7 @@ def support_raster_spec(trace, max_rows=MAX_ROWS, cursor=None):
         shapes.append(raster_cursor(cursor))
     note = f"; {hidden} more coordinates not shown" if hidden else ""
     return spec(data, dict(
-        title={"text": f"Support of {trace_label(trace)} — true support (★) on "
+        title={"text": f"Support of {esc(trace_label(trace))} — true support (★) on "
                        f"top<br><sup>{len(rows)} coordinates{note}</sup>", "x": 0.02},
         height=max(320, 160 + ROW_PX * len(rows)),
         margin={"l": 60, "r": 20, "t": 70, "b": 90},

@@ -8,7 +8,7 @@ import numpy as np
 
 from ...analysis import as_traces, event_positions, iteration_positions, run_labels, threshold_share
 from ...solvers.registry import method_color
-from ._base import LEGEND, figure, short, spec, tr
+from ._base import LEGEND, esc, figure, short, spec, tr
 
 _MAX_COUNT_POINTS = 2000
 
@@ -42,7 +42,7 @@ def threshold_timeline_spec(traces, x="passes", cost=None, max_marks=None):
         raise ValueError(f"x must be 'passes' or 'steps', got {x!r}")
     if max_marks is not None and int(max_marks) < 2:
         raise ValueError(f"max_marks must be >= 2 or None, got {max_marks!r}")
-    labels = run_labels(traces)
+    labels = [esc(lab) for lab in run_labels(traces)]  # shown by the page: text, never HTML
     data = []
     shares = []
     thinned = []
