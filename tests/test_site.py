@@ -195,6 +195,129 @@ def test_warnings_are_errors_an_unrendered_output_fails_the_build(tmp_path):
         build_site.build(tmp_path / "out", WORK, notebooks=[bad])
 
 
+# -- the output folder: never someone else's, complete or as it was -----------------------
+
+
+def _run_builder(*args, **kwargs):
+    import subprocess
+
+    env = dict(__import__("os").environ, PYTHONPATH=str(ROOT))
+    return subprocess.Popen([sys.executable, str(ROOT / "scripts" / "build_site.py"), *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            cwd=ROOT, **kwargs)
+
+
+def _previous_site(folder):
+    """A folder as a previous build leaves it: a page and the builder's marker."""
+    (folder / "notebooks").mkdir(parents=True)
+    (folder / "index.html").write_text("previous site", encoding="utf-8")
+    (folder / "notebooks" / "a.html").write_text("previous page", encoding="utf-8")
+    (folder / build_site.MARKER).write_text(json.dumps(
+        {"files": ["index.html", "notebooks", "notebooks/a.html"]}), encoding="utf-8")
+    return folder
+
+
+def test_check_out_accepts_only_empty_folders_and_previous_builds(tmp_path):
+    assert build_site.check_out(tmp_path / "new") == tmp_path / "new"
+    (tmp_path / "empty").mkdir()
+    assert build_site.check_out(tmp_path / "empty") == tmp_path / "empty"
+    prev = _previous_site(tmp_path / "prev")
+    assert build_site.check_out(prev) == prev
+    (prev / "notebooks" / "notes.txt").write_text("mine", encoding="utf-8")  # added by hand
+    with pytest.raises(build_site.OutError, match="notebooks/notes.txt"):
+        build_site.check_out(prev)
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    with pytest.raises(build_site.OutError, match="is a file"):
+        build_site.check_out(tmp_path / "file")
+    odd = tmp_path / "odd"
+    odd.mkdir()
+    (odd / build_site.MARKER).write_text("not json", encoding="utf-8")
+    (odd / "index.html").write_text("x", encoding="utf-8")
+    with pytest.raises(build_site.OutError, match="index.html"):  # a damaged marker vouches
+        build_site.check_out(odd)                                  # for nothing
+
+
+def test_an_out_holding_foreign_files_is_refused_and_nothing_is_deleted(tmp_path):
+    out = tmp_path / "thesis"
+    (out / ".git").mkdir(parents=True)
+    (out / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    (out / "thesis.tex").write_text("\\documentclass{article}", encoding="utf-8")
+    before = sorted(p.relative_to(out).as_posix() for p in out.rglob("*"))
+    proc = _run_builder("--out", str(out), "--work", str(WORK))
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 2, (stdout, stderr)
+    assert "thesis.tex" in stderr and ".git" in stderr and "Traceback" not in stderr
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*")) == before
+    assert (out / "thesis.tex").read_text(encoding="utf-8") == "\\documentclass{article}"
+    assert not list(tmp_path.glob(".thesis.partial-*"))
+
+
+def test_a_built_site_carries_the_marker_and_may_be_rebuilt(site):
+    out, _ = site
+    marker = json.loads((out / build_site.MARKER).read_text(encoding="utf-8"))
+    assert "index.html" in marker["files"] and "notebooks/00-visual-explainer.html" in (
+        marker["files"])
+    assert build_site.check_out(out) == out  # its own output: a rebuild may replace it
+    assert not list(out.parent.glob(f".{out.name}.partial-*"))
+
+
+def _children(pid):
+    """(pid, command line) of the processes whose parent is ``pid`` (Linux /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                cmd = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                found.append((int(stat.parent.name), cmd))
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
+
+
+def _alive(pid):
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads child processes from /proc")
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_an_interrupted_build_keeps_the_previous_site_and_ends_sphinx(tmp_path, sig,
+                                                                      unavailable):
+    import signal
+    import time
+
+    _require_tools(unavailable)
+    signum = getattr(signal, sig)
+    out = _previous_site(tmp_path / "site")
+    before = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*")
+              if p.is_file()}
+    proc = _run_builder("--out", str(out), "--work", str(WORK))
+    sphinx = []
+    deadline = time.monotonic() + 120  # liveness bound: staging + bundling take seconds
+    while not sphinx and proc.poll() is None and time.monotonic() < deadline:
+        sphinx = [pid for pid, cmd in _children(proc.pid) if "sphinx" in cmd]
+        time.sleep(0.05)
+    assert sphinx, ("Sphinx never started", proc.poll(), proc.communicate(timeout=60))
+    time.sleep(0.5)  # Sphinx at work (reading, writing into the temporary folder)
+    proc.send_signal(signum)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signum, (proc.returncode, stdout, stderr)
+    assert "previous site" in stderr and "Traceback" not in stderr
+    deadline = time.monotonic() + 15
+    while _alive(sphinx[0]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(sphinx[0]), "Sphinx outlived the build (an orphan still writing)"
+    after = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*")
+             if p.is_file()}
+    assert after == before  # the previous site as it was
+    assert not list(tmp_path.glob(".site.partial-*"))  # the temporary folder removed
+    assert not [p for p in WORK.glob(f"build-{proc.pid}-*")]
+
+
 # -- in a real browser, offline -----------------------------------------------------------------
 
 PAGE_JS = """
