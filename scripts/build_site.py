@@ -48,6 +48,7 @@ import argparse
 import copy
 import html
 import json
+import math
 import os
 import re
 import shutil
@@ -57,6 +58,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE_SRC = ROOT / "site"
@@ -316,6 +319,106 @@ def stage(work, notebooks):
     return src, lines
 
 
+# -- 1b. kernel-free sliders: parameter sweeps solved now, dragged on the page -------------------
+
+SLIDER_PAGE = "sliders"
+"""The page (``sliders.md`` in the staged source) holding the sweep figures."""
+
+
+def sweep_problems():
+    """The two problems of the slider page with their dashboards' settings.
+
+    Returns a list of ``(key, title, problem, method, defaults, grids)``: ``defaults`` the
+    solve arguments every run shares (the parameter swept replaces its own), ``grids`` the
+    values of ``m``, ``J``, ``eta`` and ``s`` (each containing its default).
+    """
+    import rgrasp_viz as rv
+
+    explainer = rv.make_regression(n=100, d=30, s_star=3, random_state=0)  # notebook 0
+    eta_e = rv.default_eta(explainer, "svrgsp", 3, inner="paper")
+    classroom = rv.make_regression("classroom", random_state=0)  # notebook 4
+    eta_c = rv.default_eta(classroom, "svrgsp+", 24)
+    return [
+        ("explainer", "The explainer's problem (notebook 0: n = 100, d = 30, s* = 3)",
+         explainer, "svrgsp+",
+         {"s": 3, "J": 60, "m": 6, "eta": eta_e, "inner": "paper", "random_state": 0},
+         {"m": [1, 2, 3, 6, 10, 20, 60], "J": [15, 30, 60, 120, 200, 400],
+          "eta": [f * eta_e for f in (0.25, 0.5, 1, 2, 4, 8)], "s": [1, 2, 3, 4, 6, 8]}),
+        ("tuning", "The tuning notebook's problem (notebook 4: classroom, n = 500, d = 1000, "
+         "s* = 20)", classroom, "svrgsp+",
+         {"s": 24, "J": 2 * classroom.n, "m": 6, "eta": eta_c, "inner": "paper",
+          "random_state": 0},
+         {"m": [1, 2, 3, 6, 12, 30], "J": [100, 250, 500, 1000, 2000, 4000],
+          "eta": [f * eta_c for f in (0.25, 0.5, 1, 1.5, 2, 3, 4)],
+          "s": [12, 16, 20, 24, 30, 40]}),
+    ]
+
+
+def exact_fstar(problem, runs):
+    """``F*`` below every run shown: the lowest objective of the exact least-squares fits on
+    the true support and on every run's final support (and of the runs themselves)."""
+    from rgrasp_viz.analysis import FStar, as_trace, best_objective
+    from rgrasp_viz.reproduce import least_squares_on
+
+    supports = [np.flatnonzero(problem.x_true)] if problem.x_true is not None else []
+    best = math.inf
+    for run in runs:
+        tr = as_trace(run)
+        supports.append(tr.support(tr.n_iter))
+        best = min(best, best_objective(tr)[0])
+    fits = [problem.objective(least_squares_on(problem, S)) for S in supports]
+    value = min([f for f in fits if math.isfinite(f)] + [best])
+    return FStar(float(value), "F* = exact least-squares fit on the best support found "
+                 "(true support and every run's final support)", "reference")
+
+
+def slider_sweeps(problems=None):
+    """Solve every sweep of the slider page: ``{key: (title, {param: figure})}``."""
+    import rgrasp_viz as rv
+    from rgrasp_viz.viz.sliders import SWEEP_PARAMETERS, parameter_sweep_figure
+
+    out = {}
+    for key, title, prob, method, defaults, grids in (problems or sweep_problems()):
+        runs = {}
+        for param in SWEEP_PARAMETERS:
+            runs[param] = [(v, rv.solve(prob, method, **{**defaults, param: v}, warn=False))
+                           for v in grids[param]]
+        fs = exact_fstar(prob, [r for rs in runs.values() for _, r in rs])
+        out[key] = (title, {param: parameter_sweep_figure(rs, param, default=defaults[param],
+                                                          fstar=fs)
+                            for param, rs in runs.items()})
+    return out
+
+
+def slider_page(sweeps):
+    """The Markdown of the slider page: prose, then one figure per problem and parameter."""
+    from rgrasp_viz.viz.sliders import SWEEP_PARAMETERS
+    from rgrasp_viz.viz.static import figure_html
+
+    lines = [
+        "# Drag m, J, η and s without a kernel",
+        "",
+        "The dashboards of the course (`rv.explore`) solve again whenever a slider moves, "
+        "which needs a Python kernel (Binder, or `make lab`). The figures below need none: "
+        "every run was solved when this site was built, one per value of the slider, with "
+        "the other parameters at their defaults, and the slider (drawn by plotly.js in your "
+        "browser) shows the run of the value you pick: the objective gap and the relative "
+        "error by effective pass, as the dashboard draws them, against one `F*` for all "
+        "runs of a problem (the exact least-squares fit on the best support found, below "
+        "every run), on fixed axes. The title says how each run ended (`DIVERGED` for a "
+        "step size that is too large).",
+        "",
+    ]
+    for key, (title, figs) in sweeps.items():
+        lines += [f"## {title}", ""]
+        for param, fig in figs.items():
+            html_fig = figure_html(fig.to_plotly_json(), f"rgrasp-sweep-{key}-{param}")
+            lines += [f"### {param}: {SWEEP_PARAMETERS[param]}", "", "```{raw} html",
+                      f'<div class="rgrasp-plotly rgrasp-sweep" data-param="{param}">',
+                      html_fig, "</div>", "```", ""]
+    return "\n".join(lines)
+
+
 # -- 2. plotly.js and MathJax ------------------------------------------------------------------
 
 
@@ -392,6 +495,43 @@ def sphinx_build(src, out, doctrees):
             p.unlink()
 
 
+_MATH = re.compile(r'<(span|div) class="math notranslate nohighlight"([^>]*)>(.*?)</\1>',
+                   re.DOTALL)
+_EQNO = re.compile(r'<span class="eqno">.*?</span>\s*</span>|<span class="eqno">.*?</span>',
+                   re.DOTALL)
+
+
+def annotate_math(out):
+    """Give every math element of the built pages its plain-text form (``data-text``).
+
+    MathJax typesets the element itself; the attribute is what the search results show
+    (``_static/rgrasp-search.js``), where MathJax does not run.  Returns the count.
+    """
+    sys.path.insert(0, str(SITE_SRC))
+    try:
+        from latex_text import plain_text
+    finally:
+        sys.path.remove(str(SITE_SRC))
+
+    def add(m):
+        tag, attrs, inner = m.groups()
+        if "data-text=" in attrs:
+            return m.group(0)
+        tex = html.unescape(re.sub(r"<[^>]+>", "", _EQNO.sub("", inner)))
+        text = html.escape(plain_text(tex), quote=True)
+        return (f'<{tag} class="math notranslate nohighlight"{attrs} data-text="{text}">'
+                f'{inner}</{tag}>')
+
+    n = 0
+    for path in out.rglob("*.html"):
+        page = path.read_text(encoding="utf-8")
+        new, k = _MATH.subn(add, page)
+        if k:
+            path.write_text(new, encoding="utf-8")
+            n += k
+    return n
+
+
 # -- 4. checks ---------------------------------------------------------------------------------
 
 _REMOTE = re.compile(
@@ -443,11 +583,15 @@ def build(out, work, notebooks=None):
         _say(f"staged {len(notebooks)} notebooks:")
         for line in lines:
             _say(line)
+        t_sweeps = time.perf_counter()
+        (src / f"{SLIDER_PAGE}.md").write_text(slider_page(slider_sweeps()), encoding="utf-8")
+        _say(f"solved the slider sweeps in {time.perf_counter() - t_sweeps:.1f} s")
         bundle_assets(src, work)
         t1 = time.perf_counter()
         site = partial / "site"
         sphinx_build(src, site, scratch / "doctrees")
         t2 = time.perf_counter()
+        annotate_math(site)
         remote = remote_references(site)
         if remote:
             listing = "\n".join(f"  {p.relative_to(site)}: {u}" for p, u in remote[:30])

@@ -90,7 +90,7 @@ class SubProblem:
         ``x̂^{t-1}`` restricted to ``T`` (a fresh copy: modify it freely).
     g : ndarray
         ``grad F(x̂^{t-1})`` restricted to ``T`` (computed by step 2, free to use).
-    W : ndarray or scipy.sparse.csr_matrix, shape (n, |T|)
+    W : ndarray or scipy.sparse.csr_matrix, shape (n, len(T))
         The columns ``T`` of the design (gathered on first access).
     y : ndarray, shape (n,)
     n, d, s : int
