@@ -78,9 +78,9 @@ def framework(make_subsolver):
 class SubProblem:
     """The sub-problem of one outer iteration, handed to a registered step-5 solver.
 
-    ``min F(x) s.t. x|_{T^c} = 0``, in the coordinates ``T`` (every vector here has length
-    ``|T|``).  A solver returns ``b`` on ``T``; Algorithm 1 then keeps its ``s`` largest
-    entries.
+    ``min F(x)`` over the ``x`` that are 0 outside ``T``, in the coordinates ``T`` (every
+    vector here has length ``|T|``).  A solver returns ``b`` on ``T``; Algorithm 1 then keeps
+    its ``s`` largest entries.
 
     Attributes
     ----------

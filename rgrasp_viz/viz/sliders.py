@@ -166,11 +166,13 @@ def parameter_sweep_figure(results, param, *, default=None, fstar=None, title=No
                                                                .get("annotations", []))}]})
     base = specs[active]
     layout = dict(base["layout"])
-    xr = _finite_range([d["x"] for s in specs for d in s["data"]], log=False)
-    y1 = _finite_range([d["y"] for s in specs for d in s["data"] if d.get("yaxis") == "y"],
-                       log=True)
-    y2 = _finite_range([d["y"] for s in specs for d in s["data"] if d.get("yaxis") == "y2"],
-                       log=True)
+    # fixed axes over every value's run, so that moving the slider moves the curve; a
+    # diverged run leaves the plot (as in the dashboard) instead of stretching the axis
+    kept = [d for s in specs for d in s["data"] if not (d.get("meta") or {}).get("diverged")]
+    kept = kept or [d for s in specs for d in s["data"]]
+    xr = _finite_range([d["x"] for d in kept], log=False)
+    y1 = _finite_range([d["y"] for d in kept if d.get("yaxis", "y") == "y"], log=True)
+    y2 = _finite_range([d["y"] for d in kept if d.get("yaxis") == "y2"], log=True)
     for axis, rng in (("xaxis", xr), ("xaxis2", xr), ("yaxis", y1), ("yaxis2", y2)):
         if axis in layout and rng is not None:
             layout[axis] = {**layout[axis], "range": rng, "autorange": False}
