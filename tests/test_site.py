@@ -596,3 +596,177 @@ def test_static_copies_draw_in_a_browser_offline(dashboards, tmp_path, chromium_
     assert len(figs) == 3 + 4 + 3
     assert all(f["plotly"] and f["traces"] > 0 and f["points"] > 0 and f["height"] > 50
                for f in figs), figs
+
+
+# -- no raw LaTeX, no overlapping panels, kernel-free sliders (issue 19) -------------------------
+
+RAW_LATEX = re.compile(r"\\\(|\\\)|\$\$|\\mathcal|\\\||_\{")
+"""What raw LaTeX looks like in a page's text once MathJax is done (it never is there after)."""
+
+TEXT_JS = """() => [document.title, document.body.innerText,
+  Array.from(document.querySelectorAll('svg text')).map((t) => t.textContent).join('\\n')]"""
+
+
+def _browser(pw, chromium_path):
+    return pw.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS, headless=True)
+
+
+def _offline(page, base):
+    host = urllib.parse.urlparse(base).netloc
+    page.route("**/*", lambda r: r.continue_()
+               if urllib.parse.urlparse(r.request.url).netloc == host
+               or urllib.parse.urlparse(r.request.url).scheme in ("data", "blob")
+               else r.abort())
+
+
+def _open(page, url):
+    page.goto(url, wait_until="load")
+    page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('.rgrasp-static-figure'))"
+        ".every((el) => el.classList.contains('js-plotly-plot'))", timeout=60_000)
+    page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('span.math, div.math'))"
+        ".every((m) => m.querySelector('mjx-container'))", timeout=60_000)
+
+
+@pytest.mark.browser
+def test_no_raw_latex_on_any_page_or_in_search_results(served, chromium_path):
+    """Tab titles, page text, figure text (legends, titles) and search results, read after
+    MathJax typeset the page: no ``\\(``, ``$$``, ``\\mathcal``, ``\\|`` or ``_{``."""
+    base, out = served
+    playwright = pytest.importorskip("playwright.sync_api")
+    found = []
+    with playwright.sync_playwright() as pw:
+        browser = _browser(pw, chromium_path)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            _offline(page, base)
+            for rel in build_site.site_pages(out):
+                _open(page, f"{base}/{rel}")
+                for kind, text in zip(("title", "text", "figures"), page.evaluate(TEXT_JS),
+                                      strict=True):
+                    found += [(rel, kind, text[max(0, m.start() - 50):m.end() + 30])
+                              for m in RAW_LATEX.finditer(text)]
+            # search: titles come from the notebooks' headings (mathematics in several) and
+            # the summaries from the pages' text (mathematics everywhere)
+            for query in ("thresholding", "support", "sparsity"):
+                page.goto(f"{base}/search.html?q={query}", wait_until="load")
+                page.wait_for_function(
+                    "() => document.querySelectorAll('#search-results li p.context').length"
+                    " >= 3", timeout=60_000)
+                text = page.inner_text("#search-results")
+                assert "ℋₛ" in text or query != "thresholding", text[:500]
+                found += [(f"search {query}", "results", text[max(0, m.start() - 50):
+                                                              m.end() + 30])
+                          for m in RAW_LATEX.finditer(text)]
+        finally:
+            browser.close()
+    assert found == [], found[:20]
+    # notebook 3's definition of the relaxed sub-problem (Algorithm 1, step 4) is mathematics
+    page3 = (out / "notebooks" / "03-rgrasp-framework.html").read_text(encoding="utf-8")
+    step4 = page3[page3.index("minimise slackly"):page3.index("hard-threshold over")]
+    assert "$" not in re.sub(r"<[^>]+>", "", step4).replace("\\(", "").replace("\\)", "")
+    assert re.search(r'<div class="math[^"]*"[^>]*>\s*\\\[\\hat b = \\arg\\min', step4)
+
+
+OVERLAP_JS = """(gd) => {
+  const inter = (a, b) => !(a.right <= b.left || b.right <= a.left || a.bottom <= b.top
+                            || b.bottom <= a.top);
+  const plots = Array.from(gd.querySelectorAll('.draglayer .nsewdrag')).map(
+    (d) => ({id: d.parentNode.getAttribute('class'), r: d.getBoundingClientRect()}));
+  const hits = [];
+  gd.querySelectorAll('.infolayer g').forEach((g) => {
+    const cls = g.getAttribute('class') || '';
+    if (!/^g-[xy]\\d*title$/.test(cls) || !g.textContent) return;
+    const r = g.getBoundingClientRect();
+    plots.forEach((p) => { if (inter(r, p.r)) hits.push([cls, g.textContent, p.id]); });
+  });
+  return {plots: plots.length, hits: hits};
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [800, 1280])
+def test_axis_titles_clear_the_next_panel(served, chromium_path, width):
+    """Two-panel convergence figures (the slider page draws them with the current builder):
+    no axis title lies over a plot area, at a narrow and a wide window."""
+    base, _ = served
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as pw:
+        browser = _browser(pw, chromium_path)
+        try:
+            page = browser.new_page(viewport={"width": width, "height": 900})
+            _offline(page, base)
+            _open(page, f"{base}/{build_site.SLIDER_PAGE}.html")
+            figs = page.locator(".rgrasp-sweep .rgrasp-static-figure")
+            assert figs.count() == 8
+            for k in range(figs.count()):
+                r = page.evaluate(OVERLAP_JS, figs.nth(k).element_handle())
+                assert r["plots"] == 2 and r["hits"] == [], (k, r)
+        finally:
+            browser.close()
+
+
+SLIDER_JS = """(gd) => {
+  const s = gd._fullLayout.sliders[0];
+  const ticks = Array.from(gd.querySelectorAll('.slider-container .slider-tick-rect'))
+    .map((t) => { const r = t.getBoundingClientRect(); return r.left + r.width / 2; });
+  const grip = gd.querySelector('.slider-container .slider-grip-rect').getBoundingClientRect();
+  return {active: s.active, n: s.steps.length, ticks: ticks,
+          grip: [grip.left + grip.width / 2, grip.top + grip.height / 2],
+          y: gd.data.map((d) => Array.from(d.y)), title: gd._fullLayout.title.text};
+}"""
+
+
+@pytest.mark.browser
+def test_sliders_redraw_without_a_kernel(served, chromium_path):
+    """Drag each slider (m, J, eta, s) of both problems to its last value: the figure
+    redraws the run the package computes for that value (read back from ``gd.data``)."""
+    base, _ = served
+    playwright = pytest.importorskip("playwright.sync_api")
+    problems = {key: (prob, method, defaults, grids)
+                for key, _, prob, method, defaults, grids in build_site.sweep_problems()}
+    moved = []
+    with playwright.sync_playwright() as pw:
+        browser = _browser(pw, chromium_path)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            _offline(page, base)
+            _open(page, f"{base}/{build_site.SLIDER_PAGE}.html")
+            for key, (prob, method, defaults, grids) in problems.items():
+                for param in ("m", "J", "eta", "s"):
+                    gd = page.locator(f"#rgrasp-sweep-{key}-{param}")
+                    gd.scroll_into_view_if_needed()
+                    before = page.evaluate(SLIDER_JS, gd.element_handle())
+                    assert before["n"] == len(grids[param]) == len(before["ticks"])
+                    assert grids[param][before["active"]] == defaults[param]
+                    target = before["n"] - 1
+                    page.mouse.move(*before["grip"])
+                    page.mouse.down()
+                    page.mouse.move(before["ticks"][target], before["grip"][1], steps=12)
+                    page.mouse.up()
+                    page.wait_for_function(
+                        "([gd, k]) => gd._fullLayout.sliders[0].active === k",
+                        arg=[gd.element_handle(), target], timeout=10_000)
+                    after = page.evaluate(SLIDER_JS, gd.element_handle())
+                    run = rv.solve(prob, method, **{**defaults, param: grids[param][target]},
+                                   warn=False)
+                    drawn = np.array([np.nan if v is None else v for v in after["y"][1]])
+                    # what the dashboard's convergence panel draws for that run (a diverged
+                    # run is cut where it leaves the plot)
+                    from rgrasp_viz.viz.figures import convergence_spec
+
+                    expected = np.asarray(convergence_spec([run], x="passes", y="both",
+                                                           xscale="linear")["data"][1]["y"],
+                                          dtype=float)
+                    finite = np.isfinite(drawn)
+                    assert finite.any() and len(drawn) == len(expected), (key, param)
+                    np.testing.assert_allclose(drawn[finite], expected[finite], rtol=1e-9,
+                                               err_msg=f"{key} {param}")
+                    assert after["y"] != before["y"], (key, param)
+                    assert f"{param} = " in after["title"] and "(default)" not in (
+                        after["title"])
+                    moved.append((key, param))
+        finally:
+            browser.close()
+    assert len(moved) == 8
