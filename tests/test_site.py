@@ -770,3 +770,40 @@ def test_sliders_redraw_without_a_kernel(served, chromium_path):
         finally:
             browser.close()
     assert len(moved) == 8
+
+
+def test_the_api_reference_lists_the_public_api_only(site):
+    """Every name ``import rgrasp_viz as rv`` exports is documented; nothing outside the
+    modules' ``__all__`` (internal helpers) is."""
+    import importlib
+
+    out, _ = site
+    api = (out / "api.html").read_text(encoding="utf-8")
+    ids = re.findall(r'<dt class="sig sig-object py" id="([^"]+)"', api)
+    documented = set(ids)
+    for name in rv.__all__:
+        if name == "__version__":
+            continue
+        if name == "datasets":
+            assert any(i.startswith("rgrasp_viz.datasets.") for i in ids)
+            continue
+        assert f"rgrasp_viz.{name}" in documented, name
+    for name in ("explore", "play", "compare"):
+        assert f"rgrasp_viz.viz.dashboards.{name}" in documented, name
+    for name in importlib.import_module("rgrasp_viz.viz.figures").__all__:
+        obj = getattr(importlib.import_module("rgrasp_viz.viz.figures"), name)
+        if callable(obj):
+            assert f"rgrasp_viz.viz.figures.{name}" in documented, name
+    internal = {"Debouncer", "replay_frames", "update_figure", "check_run_args", "warm_up",
+                "quick_shape", "factor_key", "player_bundle", "explorer_bundle"}
+    for ident in ids:
+        module, _, name = ident.rpartition(".")
+        assert not name.startswith("_"), ident
+        assert name not in internal, ident
+        try:
+            mod = importlib.import_module(module)
+        except ImportError:
+            continue  # a member of a documented class
+        public = set(getattr(mod, "__all__", ())) | (
+            {"explore", "play", "compare", "animate"} if module == "rgrasp_viz" else set())
+        assert name in public, ident
