@@ -168,8 +168,12 @@ def check_out(out):
     odd = [f for f in _files_under(path) if f != MARKER and f not in written]
     if odd:
         shown = ", ".join(odd[:5]) + (f" and {len(odd) - 5} more" if len(odd) > 5 else "")
+        hint = ""
+        if not marker.is_file() and (path / "site-build.json").is_file():
+            hint = (f" (a site built before the builder marked its output with {MARKER}: "
+                    "delete it yourself if nothing else is in it)")
         raise OutError(f"--out {path} holds files a site build did not write ({shown}); it "
-                       "would be replaced: choose a new or empty folder")
+                       f"would be replaced: choose a new or empty folder{hint}")
     return path
 
 
