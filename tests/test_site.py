@@ -632,10 +632,11 @@ def _open(page, url):
 @pytest.mark.browser
 def test_no_raw_latex_on_any_page_or_in_search_results(served, chromium_path):
     """Tab titles, page text, figure text (legends, titles) and search results, read after
-    MathJax typeset the page: no ``\\(``, ``$$``, ``\\mathcal``, ``\\|`` or ``_{``."""
+    MathJax typeset the page: no ``\\(``, ``$$``, ``\\mathcal``, ``\\|`` or ``_{``.  And no
+    output line is clipped (the explainer's counts are wider than the text column)."""
     base, out = served
     playwright = pytest.importorskip("playwright.sync_api")
-    found = []
+    found, clipped = [], []
     with playwright.sync_playwright() as pw:
         browser = _browser(pw, chromium_path)
         try:
@@ -647,6 +648,11 @@ def test_no_raw_latex_on_any_page_or_in_search_results(served, chromium_path):
                                       strict=True):
                     found += [(rel, kind, text[max(0, m.start() - 50):m.end() + 30])
                               for m in RAW_LATEX.finditer(text)]
+                # long output lines wrap: none is cut off at the edge of its box
+                clipped += [(rel, t) for t in page.evaluate(
+                    "() => Array.from(document.querySelectorAll('div.cell_output pre'))"
+                    ".filter((p) => p.scrollWidth > p.clientWidth + 1)"
+                    ".map((p) => p.textContent.slice(0, 100))")]
             # search: titles come from the notebooks' headings (mathematics in several) and
             # the summaries from the pages' text (mathematics everywhere)
             for query in ("thresholding", "support", "sparsity"):
@@ -662,6 +668,7 @@ def test_no_raw_latex_on_any_page_or_in_search_results(served, chromium_path):
         finally:
             browser.close()
     assert found == [], found[:20]
+    assert clipped == [], clipped[:10]
     # notebook 3's definition of the relaxed sub-problem (Algorithm 1, step 4) is mathematics
     page3 = (out / "notebooks" / "03-rgrasp-framework.html").read_text(encoding="utf-8")
     step4 = page3[page3.index("minimise slackly"):page3.index("hard-threshold over")]
