@@ -5,9 +5,9 @@
 
 Steps (each fails with a message that says what to install or fix):
 
-1. **Stage** a Sphinx source tree in ``build/site-work/src``: ``site/`` (configuration,
-   landing page, API reference page, CSS) and every ``notebooks/*.ipynb`` (a glob, not a
-   fixed list), with their outputs made static:
+1. **Stage** a Sphinx source tree in a new folder under ``build/site-work``: ``site/``
+   (configuration, landing page, API reference page, CSS) and every ``notebooks/*.ipynb`` (a
+   glob, not a fixed list), with their outputs made static:
 
    * ``application/vnd.plotly.v1+json`` figures become ``text/html``: a div and an inline
      script that draws it with the site's own plotly.js (the notebooks store arrays as
@@ -16,7 +16,12 @@ Steps (each fails with a message that says what to install or fix):
      (``text/html``, see :mod:`rgrasp_viz.viz.static`), with the Binder link pointed at
      the page's own notebook; a widget saved without one gets a note and a Binder link;
    * the live widget view (``application/vnd.jupyter.widget-view+json``) is dropped: it
-     cannot be drawn without a kernel.
+     cannot be drawn without a kernel;
+
+   and the **slider page** (``sliders.md``): the sweeps of ``m``, ``J``, ``eta`` and ``s`` on
+   the explainer's and the tuning notebook's problems are solved here, at build time
+   (:func:`slider_sweeps`, a few seconds), and drawn by
+   :func:`rgrasp_viz.viz.sliders.parameter_sweep_figure`: Plotly's own sliders, no kernel.
 
 2. **Bundle** plotly.js (``plotly/package_data/plotly.min.js`` of the installed plotly) and
    MathJax 3 (``npm install mathjax@3`` into ``build/site-work/npm``, once; then a copy of
@@ -26,9 +31,11 @@ Steps (each fails with a message that says what to install or fix):
    as errors (``-W``): an output type that nothing renders fails the build instead of
    leaving an empty box.
 
-4. **Check** the result: every ``src``/``href`` of a script, stylesheet, image, frame or
-   font in the built HTML is local (anything starting with ``http:``, ``https:`` or ``//``
-   fails the build), and print the site's size and build time.
+4. **Check** the result (after giving every math element its plain-text form, which the
+   search results show, see :func:`annotate_math`): every ``src``/``href`` of a script,
+   stylesheet, image, frame or font in the built HTML is local (anything starting with
+   ``http:``, ``https:`` or ``//`` fails the build), and print the site's size and build
+   time.
 
 The output folder is complete or absent, never a mix, and never someone else's: Sphinx
 writes into a temporary folder beside ``--out`` (``.NAME.partial-PID-XXXX``) that is swapped
