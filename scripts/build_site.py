@@ -133,7 +133,12 @@ def run_child(cmd, **kwargs):
     try:
         out, err = proc.communicate()
     except BaseException:
-        _end_group(proc)
+        # a second Ctrl-C must not cut the clean-up short: hold signals while the group ends
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        try:
+            _end_group(proc)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         raise
     return proc.returncode, out, err
 
