@@ -129,6 +129,31 @@ def test_remote_references_finds_cdn_resources_and_allows_links(tmp_path):
                      "https://fonts.example.org/f.woff"]
 
 
+def test_plain_text_of_the_course_mathematics():
+    """Headings' mathematics as the tab title, the navigation and the search show it."""
+    sys.path.insert(0, str(ROOT / "site"))
+    try:
+        from latex_text import plain_text
+    finally:
+        sys.path.remove(str(ROOT / "site"))
+    assert plain_text(r"\mathcal{H}_s") == "ℋₛ"
+    assert plain_text(r"$\mathcal{Z}$") == "𝒵"
+    assert plain_text(r"\Sigma_{ij} = 0.1") == "Σᵢⱼ = 0.1"
+    assert plain_text(r"i \ne j") == "i ≠ j"
+    assert plain_text(r"O(|\mathcal T|)") == "O(|𝒯|)"
+    assert plain_text(r"\lVert b - \hat b\rVert_2 \le c_1") == "‖b − b̂‖₂ ≤ c₁"
+    # every formula of the notebooks' markdown comes out without TeX syntax
+    for path in _notebooks():
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        for cell in nb["cells"]:
+            if cell["cell_type"] != "markdown":
+                continue
+            text = "".join(cell["source"])
+            for tex in re.findall(r"\$\$(.+?)\$\$|\$([^$\n]+)\$", text, re.S):
+                out = plain_text(tex[0] or tex[1])
+                assert not re.search(r"\\|\$|[_^]\{", out), (path.name, tex, out)
+
+
 # -- the build --------------------------------------------------------------------------------
 
 
