@@ -745,9 +745,10 @@ def slack_ratios(trace, problem, max_cells=SLACK_MAX_CELLS):
     """The slack descent ratio of Algorithm 1, step 5, at every outer iteration.
 
     ``r_t = ||b - b̂|| / ||x^{t-1} - b̂||`` where ``b`` is the recorded sub-problem solution
-    on the merged support ``T`` of iteration ``t`` and ``b̂ = argmin_{supp(b) ⊆ T} F(b)``
-    is computed exactly here (least squares on the columns ``T``).  The paper requires
-    ``r_t <= c1`` for some ``0 < c1 < 1``; GraSP has ``b = b̂`` (``r_t ≈ 0``).
+    on the merged support ``T`` of iteration ``t``, and ``b̂``, the minimiser of ``F(b)`` over
+    the ``b`` with ``supp(b) ⊆ T``, is computed exactly here (least squares on the columns
+    ``T``).  The paper requires ``r_t <= c1`` for some ``0 < c1 < 1``; GraSP has ``b = b̂``
+    (``r_t ≈ 0``).
 
     Parameters
     ----------

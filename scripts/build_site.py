@@ -5,9 +5,9 @@
 
 Steps (each fails with a message that says what to install or fix):
 
-1. **Stage** a Sphinx source tree in ``build/site-work/src``: ``site/`` (configuration,
-   landing page, API reference page, CSS) and every ``notebooks/*.ipynb`` (a glob, not a
-   fixed list), with their outputs made static:
+1. **Stage** a Sphinx source tree in a new folder under ``build/site-work``: ``site/``
+   (configuration, landing page, API reference page, CSS) and every ``notebooks/*.ipynb`` (a
+   glob, not a fixed list), with their outputs made static:
 
    * ``application/vnd.plotly.v1+json`` figures become ``text/html``: a div and an inline
      script that draws it with the site's own plotly.js (the notebooks store arrays as
@@ -16,7 +16,12 @@ Steps (each fails with a message that says what to install or fix):
      (``text/html``, see :mod:`rgrasp_viz.viz.static`), with the Binder link pointed at
      the page's own notebook; a widget saved without one gets a note and a Binder link;
    * the live widget view (``application/vnd.jupyter.widget-view+json``) is dropped: it
-     cannot be drawn without a kernel.
+     cannot be drawn without a kernel;
+
+   and the **slider page** (``sliders.md``): the sweeps of ``m``, ``J``, ``eta`` and ``s`` on
+   the explainer's and the tuning notebook's problems are solved here, at build time
+   (:func:`slider_sweeps`, a few seconds), and drawn by
+   :func:`rgrasp_viz.viz.sliders.parameter_sweep_figure`: Plotly's own sliders, no kernel.
 
 2. **Bundle** plotly.js (``plotly/package_data/plotly.min.js`` of the installed plotly) and
    MathJax 3 (``npm install mathjax@3`` into ``build/site-work/npm``, once; then a copy of
@@ -26,9 +31,22 @@ Steps (each fails with a message that says what to install or fix):
    as errors (``-W``): an output type that nothing renders fails the build instead of
    leaving an empty box.
 
-4. **Check** the result: every ``src``/``href`` of a script, stylesheet, image, frame or
-   font in the built HTML is local (anything starting with ``http:``, ``https:`` or ``//``
-   fails the build), and print the site's size and build time.
+4. **Check** the result (after giving every math element its plain-text form, which the
+   search results show, see :func:`annotate_math`): every ``src``/``href`` of a script,
+   stylesheet, image, frame or font in the built HTML is local (anything starting with
+   ``http:``, ``https:`` or ``//`` fails the build), and print the site's size and build
+   time.
+
+The output folder is complete or absent, never a mix, and never someone else's: Sphinx
+writes into a temporary folder beside ``--out`` (``.NAME.partial-PID-XXXX``) that is swapped
+into place only when the build and its checks succeeded (one atomic ``renameat2`` exchange on
+Linux, as :mod:`rgrasp_viz.reproduce.output` does for ``reproduce``).  The builder writes a
+marker file (:data:`MARKER`) listing every file of the site it built; an existing ``--out``
+is replaced only when it is empty or holds nothing but the files its marker lists, so a
+folder with anything else in it (``thesis.tex``, ``.git``) is refused (exit 2) and nothing
+is deleted.  Ctrl-C or SIGTERM stop the build (exit 130 / 143): Sphinx and npm run in their
+own process group, which is ended with the build, the temporary folder is removed and the
+previous site stays as it was.
 """
 
 from __future__ import annotations
@@ -37,13 +55,18 @@ import argparse
 import copy
 import html
 import json
+import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE_SRC = ROOT / "site"
@@ -57,8 +80,171 @@ PLOTLY_MIME = "application/vnd.plotly.v1+json"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 
+MARKER = ".rgrasp-site.json"
+"""The file a build writes at the top of its site: which files it wrote (relative paths)."""
+
+
 class BuildError(RuntimeError):
     """A step of the build failed; the message says why and what to do."""
+
+
+class OutError(BuildError):
+    """``--out`` cannot be used (a file, or a folder holding files a build did not write)."""
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived during the build (raised by the signal handler)."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_interrupted(signum, frame):
+    raise Interrupted(signum)
+
+
+# -- child processes: their own process group, ended with the build -----------------------------
+
+
+def _end_group(proc, grace=5.0):
+    """End ``proc`` and everything it started (its process group): SIGTERM, then SIGKILL."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            proc.wait(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+    proc.wait()
+
+
+def run_child(cmd, **kwargs):
+    """Run ``cmd`` in its own process group and return ``(returncode, stdout, stderr)``.
+
+    Whatever stops the wait (SIGINT, SIGTERM, an error) ends the whole group before it
+    propagates: no orphan keeps writing after the build stopped.
+    """
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, **kwargs)
+    try:
+        out, err = proc.communicate()
+    except BaseException:
+        # a second Ctrl-C must not cut the clean-up short: hold signals while the group ends
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        try:
+            _end_group(proc)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        raise
+    return proc.returncode, out, err
+
+
+# -- the output folder ------------------------------------------------------------------------
+
+
+def _files_under(folder):
+    """Every file and folder under ``folder`` (relative paths, folders too)."""
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
+
+
+def check_out(out):
+    """Check an output folder before any work; return its absolute path.
+
+    Raises
+    ------
+    OutError
+        When ``out`` is a file, a file-system root, or an existing folder holding anything
+        a build did not write (no marker, or files its marker does not list).
+    """
+    path = Path(os.path.realpath(os.path.expanduser(os.fspath(out))))
+    if path.parent == path:
+        raise OutError(f"--out {path} is a file-system root; name a folder inside it")
+    if not os.path.lexists(path):
+        return path
+    if not path.is_dir():
+        raise OutError(f"--out {path} is a file, not a folder")
+    entries = os.listdir(path)
+    if not entries:
+        return path
+    written = set()
+    marker = path / MARKER
+    if marker.is_file():
+        try:
+            written = set(json.loads(marker.read_text(encoding="utf-8"))["files"])
+        except (ValueError, KeyError, TypeError, OSError):
+            written = set()
+    odd = [f for f in _files_under(path) if f != MARKER and f not in written]
+    if odd:
+        shown = ", ".join(odd[:5]) + (f" and {len(odd) - 5} more" if len(odd) > 5 else "")
+        hint = ""
+        if not marker.is_file() and (path / "site-build.json").is_file():
+            hint = (f" (a site built before the builder marked its output with {MARKER}: "
+                    "delete it yourself if nothing else is in it)")
+        raise OutError(f"--out {path} holds files a site build did not write ({shown}); it "
+                       f"would be replaced: choose a new or empty folder{hint}")
+    return path
+
+
+def _pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove_dead_partials(out):
+    """Temporary folders of builds that were killed (SIGKILL) before they could clean up."""
+    for p in out.parent.glob(f".{out.name}.partial-*"):
+        pid = p.name.rsplit(".partial-", 1)[1].split("-", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
+            shutil.rmtree(p, ignore_errors=True)
+
+
+def _umask():
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def swap_in(stage_dir, out):
+    """Put the complete site ``stage_dir`` at ``out``; the previous site (if any) is removed.
+
+    Signals are held for the few system calls of the swap (then delivered), so ``out`` is
+    the previous site or the new one, never neither.
+    """
+    from rgrasp_viz.reproduce.output import _exchange
+
+    os.chmod(stage_dir, 0o777 & ~_umask())  # mkdtemp's 0o700 would end up on ``out``
+    held = {signal.SIGINT, signal.SIGTERM}
+    previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    gone = None
+    try:
+        check_out(out)  # again: it may have been filled while Sphinx ran
+        if not os.path.lexists(out):
+            os.rename(stage_dir, out)
+        elif _exchange(stage_dir, out):
+            gone = stage_dir  # now holds the previous site
+        else:
+            gone = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-{os.getpid()}-",
+                                         dir=out.parent))
+            os.rmdir(gone)
+            os.rename(out, gone)
+            try:
+                os.rename(stage_dir, out)
+            except OSError:
+                os.rename(gone, out)
+                raise
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
+    if gone is not None:
+        shutil.rmtree(gone, ignore_errors=True)
 
 
 def _say(msg):
@@ -132,11 +318,9 @@ def static_notebook(nb, name):
 
 
 def stage(work, notebooks):
-    """Copy ``site/`` and the static notebooks into ``work/src``; return the source dir and
-    one line per notebook."""
+    """Copy ``site/`` and the static notebooks into ``work/src`` (a new folder); return the
+    source dir and one line per notebook."""
     src = work / "src"
-    if src.exists():
-        shutil.rmtree(src)
     shutil.copytree(SITE_SRC, src)
     (src / "notebooks").mkdir()
     lines = []
@@ -149,6 +333,106 @@ def stage(work, notebooks):
                      f"{counts['dashboards']} dashboard copies, "
                      f"{counts['widget_notes']} widgets without a static copy")
     return src, lines
+
+
+# -- 1b. kernel-free sliders: parameter sweeps solved now, dragged on the page -------------------
+
+SLIDER_PAGE = "sliders"
+"""The page (``sliders.md`` in the staged source) holding the sweep figures."""
+
+
+def sweep_problems():
+    """The two problems of the slider page with their dashboards' settings.
+
+    Returns a list of ``(key, title, problem, method, defaults, grids)``: ``defaults`` the
+    solve arguments every run shares (the parameter swept replaces its own), ``grids`` the
+    values of ``m``, ``J``, ``eta`` and ``s`` (each containing its default).
+    """
+    import rgrasp_viz as rv
+
+    explainer = rv.make_regression(n=100, d=30, s_star=3, random_state=0)  # notebook 0
+    eta_e = rv.default_eta(explainer, "svrgsp", 3, inner="paper")
+    classroom = rv.make_regression("classroom", random_state=0)  # notebook 4
+    eta_c = rv.default_eta(classroom, "svrgsp+", 24)
+    return [
+        ("explainer", "The explainer's problem (notebook 0: n = 100, d = 30, s* = 3)",
+         explainer, "svrgsp+",
+         {"s": 3, "J": 60, "m": 6, "eta": eta_e, "inner": "paper", "random_state": 0},
+         {"m": [1, 2, 3, 6, 10, 20, 60], "J": [15, 30, 60, 120, 200, 400],
+          "eta": [f * eta_e for f in (0.25, 0.5, 1, 2, 4, 8)], "s": [1, 2, 3, 4, 6, 8]}),
+        ("tuning", "The tuning notebook's problem (notebook 4: classroom, n = 500, d = 1000, "
+         "s* = 20)", classroom, "svrgsp+",
+         {"s": 24, "J": 2 * classroom.n, "m": 6, "eta": eta_c, "inner": "paper",
+          "random_state": 0},
+         {"m": [1, 2, 3, 6, 12, 30], "J": [100, 250, 500, 1000, 2000, 4000],
+          "eta": [f * eta_c for f in (0.25, 0.5, 1, 1.5, 2, 3, 4)],
+          "s": [12, 16, 20, 24, 30, 40]}),
+    ]
+
+
+def exact_fstar(problem, runs):
+    """``F*`` below every run shown: the lowest objective of the exact least-squares fits on
+    the true support and on every run's final support (and of the runs themselves)."""
+    from rgrasp_viz.analysis import FStar, as_trace, best_objective
+    from rgrasp_viz.reproduce import least_squares_on
+
+    supports = [np.flatnonzero(problem.x_true)] if problem.x_true is not None else []
+    best = math.inf
+    for run in runs:
+        tr = as_trace(run)
+        supports.append(tr.support(tr.n_iter))
+        best = min(best, best_objective(tr)[0])
+    fits = [problem.objective(least_squares_on(problem, S)) for S in supports]
+    value = min([f for f in fits if math.isfinite(f)] + [best])
+    return FStar(float(value), "F* = exact least-squares fit on the best support found "
+                 "(true support and every run's final support)", "reference")
+
+
+def slider_sweeps(problems=None):
+    """Solve every sweep of the slider page: ``{key: (title, {param: figure})}``."""
+    import rgrasp_viz as rv
+    from rgrasp_viz.viz.sliders import SWEEP_PARAMETERS, parameter_sweep_figure
+
+    out = {}
+    for key, title, prob, method, defaults, grids in (problems or sweep_problems()):
+        runs = {}
+        for param in SWEEP_PARAMETERS:
+            runs[param] = [(v, rv.solve(prob, method, **{**defaults, param: v}, warn=False))
+                           for v in grids[param]]
+        fs = exact_fstar(prob, [r for rs in runs.values() for _, r in rs])
+        out[key] = (title, {param: parameter_sweep_figure(rs, param, default=defaults[param],
+                                                          fstar=fs)
+                            for param, rs in runs.items()})
+    return out
+
+
+def slider_page(sweeps):
+    """The Markdown of the slider page: prose, then one figure per problem and parameter."""
+    from rgrasp_viz.viz.sliders import SWEEP_PARAMETERS
+    from rgrasp_viz.viz.static import figure_html
+
+    lines = [
+        "# Drag m, J, η and s without a kernel",
+        "",
+        "The dashboards of the course (`rv.explore`) solve again whenever a slider moves, "
+        "which needs a Python kernel (Binder, or `make lab`). The figures below need none: "
+        "every run was solved when this site was built, one per value of the slider, with "
+        "the other parameters at their defaults, and the slider (drawn by plotly.js in your "
+        "browser) shows the run of the value you pick: the objective gap and the relative "
+        "error by effective pass, as the dashboard draws them, against one `F*` for all "
+        "runs of a problem (the exact least-squares fit on the best support found, below "
+        "every run), on fixed axes. The title says how each run ended (`DIVERGED` for a "
+        "step size that is too large).",
+        "",
+    ]
+    for key, (title, figs) in sweeps.items():
+        lines += [f"## {title}", ""]
+        for param, fig in figs.items():
+            html_fig = figure_html(fig.to_plotly_json(), f"rgrasp-sweep-{key}-{param}")
+            lines += [f"### {param}: {SWEEP_PARAMETERS[param]}", "", "```{raw} html",
+                      f'<div class="rgrasp-plotly rgrasp-sweep" data-param="{param}">',
+                      html_fig, "</div>", "```", ""]
+    return "\n".join(lines)
 
 
 # -- 2. plotly.js and MathJax ------------------------------------------------------------------
@@ -180,9 +464,9 @@ def mathjax_dir(work):
     _say(f"npm install mathjax@{MATHJAX_VERSION} (once, into {npm_root})")
     cmd = [npm, "install", "--no-audit", "--no-fund", "--no-save", "--prefix", str(npm_root),
            f"mathjax@{MATHJAX_VERSION}"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0 or not es5.is_dir():
-        raise BuildError(f"`{' '.join(cmd)}` failed:\n{proc.stderr[-2000:]}")
+    code, _, err = run_child(cmd)
+    if code != 0 or not es5.is_dir():
+        raise BuildError(f"`{' '.join(cmd)}` failed:\n{err[-2000:]}")
     return es5
 
 
@@ -203,7 +487,7 @@ def bundle_assets(src, work):
 # -- 3. Sphinx -------------------------------------------------------------------------------
 
 
-def sphinx_build(src, out, work):
+def sphinx_build(src, out, doctrees):
     try:
         import myst_nb  # noqa: F401
         import sphinx  # noqa: F401
@@ -211,14 +495,12 @@ def sphinx_build(src, out, work):
     except ImportError as exc:
         raise BuildError(f"the site needs Sphinx, MyST-NB and the Sphinx Book Theme ({exc}): "
                          "`pip install -e '.[site]'` (or `make site`)") from exc
-    if out.exists():
-        shutil.rmtree(out)
     cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-E", "-q",
-           "-d", str(work / "doctrees"), str(src), str(out)]
+           "-d", str(doctrees), str(src), str(out)]
     env = dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1")
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
-    if proc.returncode != 0:
-        raise BuildError(f"Sphinx failed (warnings are errors):\n{proc.stderr[-6000:]}")
+    code, _, err = run_child(cmd, env=env, cwd=ROOT)
+    if code != 0:
+        raise BuildError(f"Sphinx failed (warnings are errors):\n{err[-6000:]}")
     # the themes' Jinja macro files land in _static as they are: templates, not pages
     for junk in ("_static/webpack-macros.html", "_static/sbt-webpack-macros.html",
                  ".buildinfo", ".doctrees"):
@@ -227,6 +509,43 @@ def sphinx_build(src, out, work):
             shutil.rmtree(p)
         elif p.exists():
             p.unlink()
+
+
+_MATH = re.compile(r'<(span|div) class="math notranslate nohighlight"([^>]*)>(.*?)</\1>',
+                   re.DOTALL)
+_EQNO = re.compile(r'<span class="eqno">.*?</span>\s*</span>|<span class="eqno">.*?</span>',
+                   re.DOTALL)
+
+
+def annotate_math(out):
+    """Give every math element of the built pages its plain-text form (``data-text``).
+
+    MathJax typesets the element itself; the attribute is what the search results show
+    (``_static/rgrasp-search.js``), where MathJax does not run.  Returns the count.
+    """
+    sys.path.insert(0, str(SITE_SRC))
+    try:
+        from latex_text import plain_text
+    finally:
+        sys.path.remove(str(SITE_SRC))
+
+    def add(m):
+        tag, attrs, inner = m.groups()
+        if "data-text=" in attrs:
+            return m.group(0)
+        tex = html.unescape(re.sub(r"<[^>]+>", "", _EQNO.sub("", inner)))
+        text = html.escape(plain_text(tex), quote=True)
+        return (f'<{tag} class="math notranslate nohighlight"{attrs} data-text="{text}">'
+                f'{inner}</{tag}>')
+
+    n = 0
+    for path in out.rglob("*.html"):
+        page = path.read_text(encoding="utf-8")
+        new, k = _MATH.subn(add, page)
+        if k:
+            path.write_text(new, encoding="utf-8")
+            n += k
+    return n
 
 
 # -- 4. checks ---------------------------------------------------------------------------------
@@ -262,44 +581,81 @@ def tree_size(path):
 
 
 def build(out, work, notebooks=None):
-    """Run the four steps; return a dict of facts (pages, size, seconds)."""
+    """Run the four steps into a temporary folder beside ``out`` and swap it in; return a
+    dict of facts (pages, size, seconds).  ``out`` is checked first (:func:`check_out`)."""
     t0 = time.perf_counter()
+    out = check_out(out)
     notebooks = sorted(NOTEBOOKS.glob("*.ipynb")) if notebooks is None else list(notebooks)
     if not notebooks:
         raise BuildError(f"no notebooks found in {NOTEBOOKS}")
     work.mkdir(parents=True, exist_ok=True)
-    src, lines = stage(work, notebooks)
-    _say(f"staged {len(notebooks)} notebooks:")
-    for line in lines:
-        _say(line)
-    bundle_assets(src, work)
-    t1 = time.perf_counter()
-    sphinx_build(src, out, work)
-    t2 = time.perf_counter()
-    remote = remote_references(out)
-    if remote:
-        listing = "\n".join(f"  {p.relative_to(out)}: {u}" for p, u in remote[:30])
-        raise BuildError(f"{len(remote)} resource(s) would be fetched from another host:\n"
-                         f"{listing}")
-    pages = site_pages(out)
-    facts = {"pages": pages, "bytes": tree_size(out), "seconds": time.perf_counter() - t0,
-             "sphinx_seconds": t2 - t1, "notebooks": [p.name for p in notebooks]}
-    (out / "site-build.json").write_text(json.dumps(facts, indent=1), encoding="utf-8")
-    return facts
+    out.parent.mkdir(parents=True, exist_ok=True)
+    _remove_dead_partials(out)
+    scratch = Path(tempfile.mkdtemp(prefix=f"build-{os.getpid()}-", dir=work))
+    partial = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-{os.getpid()}-",
+                                    dir=out.parent))
+    try:
+        src, lines = stage(scratch, notebooks)
+        _say(f"staged {len(notebooks)} notebooks:")
+        for line in lines:
+            _say(line)
+        t_sweeps = time.perf_counter()
+        (src / f"{SLIDER_PAGE}.md").write_text(slider_page(slider_sweeps()), encoding="utf-8")
+        _say(f"solved the slider sweeps in {time.perf_counter() - t_sweeps:.1f} s")
+        bundle_assets(src, work)
+        t1 = time.perf_counter()
+        site = partial / "site"
+        sphinx_build(src, site, scratch / "doctrees")
+        t2 = time.perf_counter()
+        annotate_math(site)
+        remote = remote_references(site)
+        if remote:
+            listing = "\n".join(f"  {p.relative_to(site)}: {u}" for p, u in remote[:30])
+            raise BuildError(f"{len(remote)} resource(s) would be fetched from another "
+                             f"host:\n{listing}")
+        pages = site_pages(site)
+        facts = {"pages": pages, "bytes": tree_size(site),
+                 "seconds": time.perf_counter() - t0, "sphinx_seconds": t2 - t1,
+                 "notebooks": [p.name for p in notebooks]}
+        (site / "site-build.json").write_text(json.dumps(facts, indent=1), encoding="utf-8")
+        (site / MARKER).write_text(json.dumps({"builder": "scripts/build_site.py",
+                                               "files": _files_under(site)}, indent=0),
+                                   encoding="utf-8")
+        swap_in(site, out)
+        return facts
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "site",
-                        help="output folder (default build/site; replaced)")
+                        help="output folder (default build/site; replaced when it is empty "
+                             "or a previous build, refused otherwise)")
     parser.add_argument("--work", type=Path, default=ROOT / "build" / "site-work",
-                        help="staging and npm cache folder (default build/site-work)")
+                        help="npm cache and temporary staging folder (default build/site-work)")
+    parser.add_argument("--notebooks", type=Path, nargs="+", default=None,
+                        help="the notebooks to publish (default: notebooks/*.ipynb)")
     args = parser.parse_args(argv)
+    handlers = {sig: signal.signal(sig, _raise_interrupted)
+                for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        facts = build(args.out.resolve(), args.work.resolve())
+        facts = build(args.out, args.work.resolve(), notebooks=args.notebooks)
+    except OutError as exc:
+        print(f"build_site: {exc}", file=sys.stderr)
+        return 2
     except BuildError as exc:
         print(f"build_site: {exc}", file=sys.stderr)
         return 1
+    except Interrupted as exc:
+        name = signal.Signals(exc.signum).name
+        print(f"build_site: stopped by {name}; the previous site (if any) is as it was",
+              file=sys.stderr)
+        return 128 + exc.signum
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
     _say(f"built {len(facts['pages'])} pages into {args.out} in {facts['seconds']:.1f} s "
          f"(Sphinx {facts['sphinx_seconds']:.1f} s); {facts['bytes'] / 1e6:.1f} MB; "
          "no resource from another host")

@@ -9,7 +9,16 @@ runs Sphinx with warnings as errors, so an output type that nothing renders fail
 instead of leaving an empty box.
 """
 
+import os
+import sys
+
+from docutils import nodes
+from sphinx.transforms import SphinxTransform
+
 import rgrasp_viz
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from latex_text import plain_text  # noqa: E402
 
 project = "rgrasp_viz"
 author = "rgrasp_viz developers"
@@ -35,6 +44,9 @@ nb_mime_priority_overrides = [
 ]
 nb_merge_streams = True
 myst_enable_extensions = ["dollarmath", "amsmath"]
+# "$$ ... $$" inside a paragraph or a list item (notebook 3 writes the sub-problem (3) of
+# Algorithm 1 that way, as JupyterLab renders it) is display math, not two empty "$"s
+myst_dmath_double_inline = True
 myst_heading_anchors = 3
 
 # API reference from the numpydoc docstrings
@@ -51,8 +63,9 @@ html_theme = "sphinx_book_theme"
 html_title = "rgrasp_viz: see sparsity-constrained optimization happen"
 html_static_path = ["_static"]
 html_css_files = ["rgrasp.css"]
-# plotly.js once for the whole site (draws every figure; no CDN)
-html_js_files = ["plotly.min.js"]
+# plotly.js once for the whole site (draws every figure; no CDN); the search results'
+# summaries show mathematics as plain text (rgrasp-search.js)
+html_js_files = ["plotly.min.js", "rgrasp-search.js"]
 html_last_updated_fmt = None
 html_copy_source = False
 html_show_sourcelink = False
@@ -80,7 +93,24 @@ def _even_underlines(app, what, name, obj, options, lines):
             lines[i] = rule[0] * len(title)
 
 
+class PlainTextTitles(SphinxTransform):
+    """Mathematics in headings becomes plain Unicode text (``$\\mathcal{H}_s$`` -> ``ℋₛ``).
+
+    Page titles come from the notebooks' headings and are shown where MathJax does not run:
+    the browser's tab, the search index and results, the navigation of other pages.  Running
+    before Sphinx collects the titles, this makes every one of them the same readable text.
+    """
+
+    default_priority = 400
+
+    def apply(self, **kwargs):
+        for title in self.document.findall(nodes.title):
+            for math in list(title.findall(nodes.math)):
+                math.replace_self(nodes.Text(plain_text(math.astext())))
+
+
 def setup(app):
+    app.add_transform(PlainTextTitles)
     app.connect("autodoc-process-docstring", _even_underlines)
     # MathJax on every page: the navigation shows notebook titles with mathematics on pages
     # that have none of their own (search, index)

@@ -21,7 +21,7 @@ def pytest_configure(config):
 
 SLOW_FILES = {"test_notebooks.py", "test_binder.py", "test_browser.py", "test_site.py",
               "test_animate.py", "test_reproduce_output.py", "test_cli.py", "test_install.py",
-              "test_benchopt.py"}
+              "test_benchopt.py", "test_lab_env.py"}
 """Test files whose tests are slow as a whole (kernels, browsers, subprocess runs)."""
 
 SLOW_TESTS = {"test_recovery.py", "test_statuses.py::test_a_converged_run_ends_within"}

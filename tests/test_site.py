@@ -129,6 +129,31 @@ def test_remote_references_finds_cdn_resources_and_allows_links(tmp_path):
                      "https://fonts.example.org/f.woff"]
 
 
+def test_plain_text_of_the_course_mathematics():
+    """Headings' mathematics as the tab title, the navigation and the search show it."""
+    sys.path.insert(0, str(ROOT / "site"))
+    try:
+        from latex_text import plain_text
+    finally:
+        sys.path.remove(str(ROOT / "site"))
+    assert plain_text(r"\mathcal{H}_s") == "ℋₛ"
+    assert plain_text(r"$\mathcal{Z}$") == "𝒵"
+    assert plain_text(r"\Sigma_{ij} = 0.1") == "Σᵢⱼ = 0.1"
+    assert plain_text(r"i \ne j") == "i ≠ j"
+    assert plain_text(r"O(|\mathcal T|)") == "O(|𝒯|)"
+    assert plain_text(r"\lVert b - \hat b\rVert_2 \le c_1") == "‖b − b̂‖₂ ≤ c₁"
+    # every formula of the notebooks' markdown comes out without TeX syntax
+    for path in _notebooks():
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        for cell in nb["cells"]:
+            if cell["cell_type"] != "markdown":
+                continue
+            text = "".join(cell["source"])
+            for tex in re.findall(r"\$\$(.+?)\$\$|\$([^$\n]+)\$", text, re.S):
+                out = plain_text(tex[0] or tex[1])
+                assert not re.search(r"\\|\$|[_^]\{", out), (path.name, tex, out)
+
+
 # -- the build --------------------------------------------------------------------------------
 
 
@@ -193,6 +218,129 @@ def test_warnings_are_errors_an_unrendered_output_fails_the_build(tmp_path):
     bad.write_text(json.dumps(nb), encoding="utf-8")
     with pytest.raises(build_site.BuildError, match="x-unknown"):
         build_site.build(tmp_path / "out", WORK, notebooks=[bad])
+
+
+# -- the output folder: never someone else's, complete or as it was -----------------------
+
+
+def _run_builder(*args, **kwargs):
+    import subprocess
+
+    env = dict(__import__("os").environ, PYTHONPATH=str(ROOT))
+    return subprocess.Popen([sys.executable, str(ROOT / "scripts" / "build_site.py"), *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            cwd=ROOT, **kwargs)
+
+
+def _previous_site(folder):
+    """A folder as a previous build leaves it: a page and the builder's marker."""
+    (folder / "notebooks").mkdir(parents=True)
+    (folder / "index.html").write_text("previous site", encoding="utf-8")
+    (folder / "notebooks" / "a.html").write_text("previous page", encoding="utf-8")
+    (folder / build_site.MARKER).write_text(json.dumps(
+        {"files": ["index.html", "notebooks", "notebooks/a.html"]}), encoding="utf-8")
+    return folder
+
+
+def test_check_out_accepts_only_empty_folders_and_previous_builds(tmp_path):
+    assert build_site.check_out(tmp_path / "new") == tmp_path / "new"
+    (tmp_path / "empty").mkdir()
+    assert build_site.check_out(tmp_path / "empty") == tmp_path / "empty"
+    prev = _previous_site(tmp_path / "prev")
+    assert build_site.check_out(prev) == prev
+    (prev / "notebooks" / "notes.txt").write_text("mine", encoding="utf-8")  # added by hand
+    with pytest.raises(build_site.OutError, match="notebooks/notes.txt"):
+        build_site.check_out(prev)
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    with pytest.raises(build_site.OutError, match="is a file"):
+        build_site.check_out(tmp_path / "file")
+    odd = tmp_path / "odd"
+    odd.mkdir()
+    (odd / build_site.MARKER).write_text("not json", encoding="utf-8")
+    (odd / "index.html").write_text("x", encoding="utf-8")
+    with pytest.raises(build_site.OutError, match="index.html"):  # a damaged marker vouches
+        build_site.check_out(odd)                                  # for nothing
+
+
+def test_an_out_holding_foreign_files_is_refused_and_nothing_is_deleted(tmp_path):
+    out = tmp_path / "thesis"
+    (out / ".git").mkdir(parents=True)
+    (out / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    (out / "thesis.tex").write_text("\\documentclass{article}", encoding="utf-8")
+    before = sorted(p.relative_to(out).as_posix() for p in out.rglob("*"))
+    proc = _run_builder("--out", str(out), "--work", str(WORK))
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 2, (stdout, stderr)
+    assert "thesis.tex" in stderr and ".git" in stderr and "Traceback" not in stderr
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*")) == before
+    assert (out / "thesis.tex").read_text(encoding="utf-8") == "\\documentclass{article}"
+    assert not list(tmp_path.glob(".thesis.partial-*"))
+
+
+def test_a_built_site_carries_the_marker_and_may_be_rebuilt(site):
+    out, _ = site
+    marker = json.loads((out / build_site.MARKER).read_text(encoding="utf-8"))
+    assert "index.html" in marker["files"] and "notebooks/00-visual-explainer.html" in (
+        marker["files"])
+    assert build_site.check_out(out) == out  # its own output: a rebuild may replace it
+    assert not list(out.parent.glob(f".{out.name}.partial-*"))
+
+
+def _children(pid):
+    """(pid, command line) of the processes whose parent is ``pid`` (Linux /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                cmd = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                found.append((int(stat.parent.name), cmd))
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
+
+
+def _alive(pid):
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads child processes from /proc")
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_an_interrupted_build_keeps_the_previous_site_and_ends_sphinx(tmp_path, sig,
+                                                                      unavailable):
+    import signal
+    import time
+
+    _require_tools(unavailable)
+    signum = getattr(signal, sig)
+    out = _previous_site(tmp_path / "site")
+    before = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*")
+              if p.is_file()}
+    proc = _run_builder("--out", str(out), "--work", str(WORK))
+    sphinx = []
+    deadline = time.monotonic() + 120  # liveness bound: staging + bundling take seconds
+    while not sphinx and proc.poll() is None and time.monotonic() < deadline:
+        sphinx = [pid for pid, cmd in _children(proc.pid) if "sphinx" in cmd]
+        time.sleep(0.05)
+    assert sphinx, ("Sphinx never started", proc.poll(), proc.communicate(timeout=60))
+    time.sleep(0.5)  # Sphinx at work (reading, writing into the temporary folder)
+    proc.send_signal(signum)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signum, (proc.returncode, stdout, stderr)
+    assert "previous site" in stderr and "Traceback" not in stderr
+    deadline = time.monotonic() + 15
+    while _alive(sphinx[0]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(sphinx[0]), "Sphinx outlived the build (an orphan still writing)"
+    after = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*")
+             if p.is_file()}
+    assert after == before  # the previous site as it was
+    assert not list(tmp_path.glob(".site.partial-*"))  # the temporary folder removed
+    assert not [p for p in WORK.glob(f"build-{proc.pid}-*")]
 
 
 # -- in a real browser, offline -----------------------------------------------------------------
@@ -473,3 +621,221 @@ def test_static_copies_draw_in_a_browser_offline(dashboards, tmp_path, chromium_
     assert len(figs) == 3 + 4 + 3
     assert all(f["plotly"] and f["traces"] > 0 and f["points"] > 0 and f["height"] > 50
                for f in figs), figs
+
+
+# -- no raw LaTeX, no overlapping panels, kernel-free sliders (issue 19) -------------------------
+
+RAW_LATEX = re.compile(r"\\\(|\\\)|\$\$|\\mathcal|\\\||_\{")
+"""What raw LaTeX looks like in a page's text once MathJax is done (it never is there after)."""
+
+TEXT_JS = """() => [document.title, document.body.innerText,
+  Array.from(document.querySelectorAll('svg text')).map((t) => t.textContent).join('\\n')]"""
+
+
+def _browser(pw, chromium_path):
+    return pw.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS, headless=True)
+
+
+def _offline(page, base):
+    host = urllib.parse.urlparse(base).netloc
+    page.route("**/*", lambda r: r.continue_()
+               if urllib.parse.urlparse(r.request.url).netloc == host
+               or urllib.parse.urlparse(r.request.url).scheme in ("data", "blob")
+               else r.abort())
+
+
+def _open(page, url):
+    page.goto(url, wait_until="load")
+    page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('.rgrasp-static-figure'))"
+        ".every((el) => el.classList.contains('js-plotly-plot'))", timeout=60_000)
+    page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('span.math, div.math'))"
+        ".every((m) => m.querySelector('mjx-container'))", timeout=60_000)
+
+
+@pytest.mark.browser
+def test_no_raw_latex_on_any_page_or_in_search_results(served, chromium_path):
+    """Tab titles, page text, figure text (legends, titles) and search results, read after
+    MathJax typeset the page: no ``\\(``, ``$$``, ``\\mathcal``, ``\\|`` or ``_{``.  And no
+    output line is clipped (the explainer's counts are wider than the text column)."""
+    base, out = served
+    playwright = pytest.importorskip("playwright.sync_api")
+    found, clipped = [], []
+    with playwright.sync_playwright() as pw:
+        browser = _browser(pw, chromium_path)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            _offline(page, base)
+            for rel in build_site.site_pages(out):
+                _open(page, f"{base}/{rel}")
+                for kind, text in zip(("title", "text", "figures"), page.evaluate(TEXT_JS),
+                                      strict=True):
+                    found += [(rel, kind, text[max(0, m.start() - 50):m.end() + 30])
+                              for m in RAW_LATEX.finditer(text)]
+                # long output lines wrap: none is cut off at the edge of its box
+                clipped += [(rel, t) for t in page.evaluate(
+                    "() => Array.from(document.querySelectorAll('div.cell_output pre'))"
+                    ".filter((p) => p.scrollWidth > p.clientWidth + 1)"
+                    ".map((p) => p.textContent.slice(0, 100))")]
+            # search: titles come from the notebooks' headings (mathematics in several) and
+            # the summaries from the pages' text (mathematics everywhere)
+            for query in ("thresholding", "support", "sparsity"):
+                page.goto(f"{base}/search.html?q={query}", wait_until="load")
+                page.wait_for_function(
+                    "() => document.querySelectorAll('#search-results li p.context').length"
+                    " >= 3", timeout=60_000)
+                text = page.inner_text("#search-results")
+                assert "ℋₛ" in text or query != "thresholding", text[:500]
+                found += [(f"search {query}", "results", text[max(0, m.start() - 50):
+                                                              m.end() + 30])
+                          for m in RAW_LATEX.finditer(text)]
+        finally:
+            browser.close()
+    assert found == [], found[:20]
+    assert clipped == [], clipped[:10]
+    # notebook 3's definition of the relaxed sub-problem (Algorithm 1, step 4) is mathematics
+    page3 = (out / "notebooks" / "03-rgrasp-framework.html").read_text(encoding="utf-8")
+    step4 = page3[page3.index("minimise slackly"):page3.index("hard-threshold over")]
+    assert "$" not in re.sub(r"<[^>]+>", "", step4).replace("\\(", "").replace("\\)", "")
+    assert re.search(r'<div class="math[^"]*"[^>]*>\s*\\\[\\hat b = \\arg\\min', step4)
+
+
+OVERLAP_JS = """(gd) => {
+  const inter = (a, b) => !(a.right <= b.left || b.right <= a.left || a.bottom <= b.top
+                            || b.bottom <= a.top);
+  const plots = Array.from(gd.querySelectorAll('.draglayer .nsewdrag')).map(
+    (d) => ({id: d.parentNode.getAttribute('class'), r: d.getBoundingClientRect()}));
+  const hits = [];
+  gd.querySelectorAll('.infolayer g').forEach((g) => {
+    const cls = g.getAttribute('class') || '';
+    if (!/^g-[xy]\\d*title$/.test(cls) || !g.textContent) return;
+    const r = g.getBoundingClientRect();
+    plots.forEach((p) => { if (inter(r, p.r)) hits.push([cls, g.textContent, p.id]); });
+  });
+  return {plots: plots.length, hits: hits};
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [800, 1280])
+def test_axis_titles_clear_the_next_panel(served, chromium_path, width):
+    """Two-panel convergence figures (the slider page draws them with the current builder):
+    no axis title lies over a plot area, at a narrow and a wide window."""
+    base, _ = served
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as pw:
+        browser = _browser(pw, chromium_path)
+        try:
+            page = browser.new_page(viewport={"width": width, "height": 900})
+            _offline(page, base)
+            _open(page, f"{base}/{build_site.SLIDER_PAGE}.html")
+            figs = page.locator(".rgrasp-sweep .rgrasp-static-figure")
+            assert figs.count() == 8
+            for k in range(figs.count()):
+                r = page.evaluate(OVERLAP_JS, figs.nth(k).element_handle())
+                assert r["plots"] == 2 and r["hits"] == [], (k, r)
+        finally:
+            browser.close()
+
+
+SLIDER_JS = """(gd) => {
+  const s = gd._fullLayout.sliders[0];
+  const ticks = Array.from(gd.querySelectorAll('.slider-container .slider-tick-rect'))
+    .map((t) => { const r = t.getBoundingClientRect(); return r.left + r.width / 2; });
+  const grip = gd.querySelector('.slider-container .slider-grip-rect').getBoundingClientRect();
+  return {active: s.active, n: s.steps.length, ticks: ticks,
+          grip: [grip.left + grip.width / 2, grip.top + grip.height / 2],
+          y: gd.data.map((d) => Array.from(d.y)), title: gd._fullLayout.title.text};
+}"""
+
+
+@pytest.mark.browser
+def test_sliders_redraw_without_a_kernel(served, chromium_path):
+    """Drag each slider (m, J, eta, s) of both problems to its last value: the figure
+    redraws the run the package computes for that value (read back from ``gd.data``)."""
+    base, _ = served
+    playwright = pytest.importorskip("playwright.sync_api")
+    problems = {key: (prob, method, defaults, grids)
+                for key, _, prob, method, defaults, grids in build_site.sweep_problems()}
+    moved = []
+    with playwright.sync_playwright() as pw:
+        browser = _browser(pw, chromium_path)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            _offline(page, base)
+            _open(page, f"{base}/{build_site.SLIDER_PAGE}.html")
+            for key, (prob, method, defaults, grids) in problems.items():
+                for param in ("m", "J", "eta", "s"):
+                    gd = page.locator(f"#rgrasp-sweep-{key}-{param}")
+                    gd.scroll_into_view_if_needed()
+                    before = page.evaluate(SLIDER_JS, gd.element_handle())
+                    assert before["n"] == len(grids[param]) == len(before["ticks"])
+                    assert grids[param][before["active"]] == defaults[param]
+                    target = before["n"] - 1
+                    page.mouse.move(*before["grip"])
+                    page.mouse.down()
+                    page.mouse.move(before["ticks"][target], before["grip"][1], steps=12)
+                    page.mouse.up()
+                    page.wait_for_function(
+                        "([gd, k]) => gd._fullLayout.sliders[0].active === k",
+                        arg=[gd.element_handle(), target], timeout=10_000)
+                    after = page.evaluate(SLIDER_JS, gd.element_handle())
+                    run = rv.solve(prob, method, **{**defaults, param: grids[param][target]},
+                                   warn=False)
+                    drawn = np.array([np.nan if v is None else v for v in after["y"][1]])
+                    # what the dashboard's convergence panel draws for that run (a diverged
+                    # run is cut where it leaves the plot)
+                    from rgrasp_viz.viz.figures import convergence_spec
+
+                    expected = np.asarray(convergence_spec([run], x="passes", y="both",
+                                                           xscale="linear")["data"][1]["y"],
+                                          dtype=float)
+                    finite = np.isfinite(drawn)
+                    assert finite.any() and len(drawn) == len(expected), (key, param)
+                    np.testing.assert_allclose(drawn[finite], expected[finite], rtol=1e-9,
+                                               err_msg=f"{key} {param}")
+                    assert after["y"] != before["y"], (key, param)
+                    assert f"{param} = " in after["title"] and "(default)" not in (
+                        after["title"])
+                    moved.append((key, param))
+        finally:
+            browser.close()
+    assert len(moved) == 8
+
+
+def test_the_api_reference_lists_the_public_api_only(site):
+    """Every name ``import rgrasp_viz as rv`` exports is documented; nothing outside the
+    modules' ``__all__`` (internal helpers) is."""
+    import importlib
+
+    out, _ = site
+    api = (out / "api.html").read_text(encoding="utf-8")
+    ids = re.findall(r'<dt class="sig sig-object py" id="([^"]+)"', api)
+    documented = set(ids)
+    for name in rv.__all__:
+        if name == "__version__":
+            continue
+        if name == "datasets":
+            assert any(i.startswith("rgrasp_viz.datasets.") for i in ids)
+            continue
+        assert f"rgrasp_viz.{name}" in documented, name
+    for name in ("explore", "play", "compare"):
+        assert f"rgrasp_viz.viz.dashboards.{name}" in documented, name
+    for name in importlib.import_module("rgrasp_viz.viz.figures").__all__:
+        obj = getattr(importlib.import_module("rgrasp_viz.viz.figures"), name)
+        if callable(obj):
+            assert f"rgrasp_viz.viz.figures.{name}" in documented, name
+    internal = {"Debouncer", "replay_frames", "update_figure", "check_run_args", "warm_up",
+                "quick_shape", "factor_key", "player_bundle", "explorer_bundle"}
+    for ident in ids:
+        module, _, name = ident.rpartition(".")
+        assert not name.startswith("_"), ident
+        assert name not in internal, ident
+        try:
+            mod = importlib.import_module(module)
+        except ImportError:
+            continue  # a member of a documented class
+        public = set(getattr(mod, "__all__", ())) | (
+            {"explore", "play", "compare", "animate"} if module == "rgrasp_viz" else set())
+        assert name in public, ident

@@ -111,10 +111,10 @@ def read_only_problem(problem):
 class SubProblem:
     """The sub-problem of one outer iteration, handed to a registered step-5 solver.
 
-    ``min F(x) s.t. x|_{T^c} = 0``.  Most of it is in the coordinates ``T`` (``x0``, ``g``,
-    ``W``, :meth:`fun`, :meth:`grad`: vectors of length ``|T|``); the whole problem is there
-    too (``problem``, ``x_hat``, ``g_full``, ``snap_dloss``, ``J``, ``m``), so a solver can
-    move on all ``d`` coordinates as the paper's Algorithm 2 does.  A solver returns ``b``
+    ``min F(x)`` over the ``x`` that are 0 outside ``T``.  Most of it is in the coordinates
+    ``T`` (``x0``, ``g``, ``W``, :meth:`fun`, :meth:`grad`: vectors of length ``|T|``); the
+    whole problem is there too (``problem``, ``x_hat``, ``g_full``, ``snap_dloss``, ``J``,
+    ``m``), so a solver can move on all ``d`` coordinates as the paper's Algorithm 2 does.  A solver returns ``b``
     on ``T`` (length ``|T|``) or on all coordinates (length ``d``; Algorithm 1 zeroes it
     outside ``T``); Algorithm 1 then keeps its ``s`` largest entries on ``T``.
 

@@ -296,8 +296,8 @@ def compose(grid, *, widths=None, row_height=300, width=960, title=None, footer=
 
 _FOOTER = {
     "objective": "objective: F at every recorded moment so far (the dot: now)",
-    "coefficients": "|x_j| (filled: j in supp x*) · black ticks: |x*_j| · dashed red: "
-                    "s-th largest |x_j|, what H_s keeps",
+    "coefficients": "|xⱼ| (filled: j in supp x*) · black ticks: |x*ⱼ| · dashed red: "
+                    "s-th largest |xⱼ|, what Hₛ keeps",
     "support": "support: green kept, true · orange kept, false · blue in T, cut · "
                "pink true, missed",
 }

@@ -13,8 +13,8 @@ RASTER_CATEGORIES = (
     (0, "not involved", "#FFFFFF"),
     (1, "true support, missed", "#F4C7C3"),
     (2, "in T, not kept", "#A6CEE3"),
-    (3, "in supp(x^t), not in true support", "#E69F00"),
-    (4, "in supp(x^t) and in true support", "#1B7837"),
+    (3, "in supp(xᵗ), not in true support", "#E69F00"),
+    (4, "in supp(xᵗ) and in true support", "#1B7837"),
 )
 """Support-raster categories: value in the heatmap, meaning, colour."""
 

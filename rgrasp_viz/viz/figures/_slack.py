@@ -46,7 +46,7 @@ def slack_descent_spec(trace, problem=None, c1=0.5, max_cells=SLACK_MAX_CELLS, *
     color = method_color(trace.method)
     data = [
         tr("scatter", x=it[1:], y=shown[1:], mode="lines+markers",
-           name="‖b − b̂‖ / ‖x^{t−1} − b̂‖", line={"color": color},
+           name="‖b − b̂‖ / ‖xᵗ⁻¹ − b̂‖", line={"color": color},
            marker={"color": color, "size": 6}, customdata=r[1:],
            hovertemplate="t=%{x}<br>ratio %{customdata:.3e}<extra></extra>",
            meta={"role": "ratio", "method": trace.method}),

@@ -67,7 +67,7 @@ def threshold_timeline_spec(traces, x="passes", cost=None, max_marks=None):
                 "scatter",
                 x=xs, y=ys, mode="lines", xaxis="x", yaxis="y",
                 line={"color": color if kd == 0 else "black", "width": 1 if kd == 0 else 2},
-                name=f"{lab}: {'H inside epochs' if kd == 0 else 'closing H_s'}",
+                name=f"{lab}: {'H inside epochs' if kd == 0 else 'closing Hₛ'}",
                 legendgroup=f"run{lane}", showlegend=False, hoverinfo="skip",
                 meta={"role": "marks", "method": run.method, "run": lane, "kind": kname,
                       "count": count, "drawn": len(p)}))

@@ -1,0 +1,195 @@
+"""Parameter sweeps as figures with Plotly's own slider: drag a parameter without a kernel.
+
+The dashboards (:func:`rgrasp_viz.explore`) re-solve whenever a slider moves, which needs a
+running Python kernel.  A static page (the course website) cannot solve, but it can hold
+runs computed beforehand: :func:`parameter_sweep_figure` turns the runs of one parameter's
+values (the other parameters at their defaults) into one figure whose slider, drawn and
+moved by plotly.js alone, shows the run of the chosen value: the convergence panels the
+dashboard draws (objective gap against one shared ``F*`` and relative error, by effective
+pass), with fixed axes so that moving the slider shows the change, and the run's status in
+the title.
+
+The builder is pure: it draws given runs and never solves (the site's build script solves
+the sweeps, see ``scripts/build_site.py``).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from ..analysis import FStar, as_trace, estimate_fstar
+from ..solvers.registry import method_label
+from ..solvers.status import Status
+from .figures import convergence_spec
+from .figures._base import figure
+
+__all__ = ["SWEEP_PARAMETERS", "parameter_sweep_figure"]
+
+SWEEP_PARAMETERS = {
+    "m": "cuts H_|T| per epoch (SVRGSP+)",
+    "J": "inner steps per epoch",
+    "eta": "step size η",
+    "s": "sparsity level",
+}
+"""The parameters a sweep figure is made for, with what they mean (the slider's label)."""
+
+_RESTYLED = ("x", "y", "name", "line", "marker", "hovertemplate", "meta")
+"""Trace properties a slider step replaces (everything that differs between runs)."""
+
+
+def _plain(value):
+    """``value`` as JSON-ready Python: arrays as lists, non-finite numbers as None."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        return v if math.isfinite(v) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def _label(value):
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    return f"{float(value):.3g}"
+
+
+def _status_line(trace):
+    code = trace.meta.get("status")
+    try:
+        status = Status(code).name
+    except ValueError:
+        status = str(code)
+    passes = float(np.asarray(trace.passes, dtype=np.float64)[-1]) if len(trace) else 0.0
+    return f"{status}, {trace.n_iter} iterations, {passes:.0f} passes"
+
+
+def _finite_range(arrays, log):
+    values = np.concatenate([np.asarray([np.nan if v is None else v for v in a],
+                                        dtype=np.float64) for a in arrays] or [[np.nan]])
+    values = values[np.isfinite(values)]
+    if log:
+        values = values[values > 0]
+    if not values.size:
+        return None
+    lo, hi = float(values.min()), float(values.max())
+    if log:
+        lo, hi = math.log10(lo), math.log10(hi)
+        pad = 0.05 * max(hi - lo, 1.0)
+    else:
+        pad = 0.03 * max(hi - lo, 1.0)
+    return [lo - pad, hi + pad]
+
+
+def parameter_sweep_figure(results, param, *, default=None, fstar=None, title=None):
+    """A convergence figure with a Plotly slider over the runs of one parameter's values.
+
+    Parameters
+    ----------
+    results : sequence of (value, run)
+        The parameter's values in slider order, each with its run (a ``SolveResult`` or a
+        ``Trace``; all on one problem, all other parameters equal).
+    param : str
+        The parameter's name (``"m"``, ``"J"``, ``"eta"``, ``"s"`` or another solve
+        argument), shown on the slider.
+    default : optional
+        The value the figure opens on and marks "(default)" (default: the first).
+    fstar : None, float or FStar, optional
+        ``F*`` for every run's objective gap, shared by all values so that moving the slider
+        moves the curve and not the reference.  Default: :func:`estimate_fstar` over all
+        runs (pass a lower reference, e.g. an exact fit, so that no run shown defines it).
+    title : str, optional
+        What the runs are (default: the method's label).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Two panels (objective gap, relative error, by effective pass) drawing the run of the
+        slider's value; ``layout.sliders[0].steps[k]`` holds the ``"update"`` that draws
+        value ``k`` (``args[0]``: the traces' data, ``args[1]``: the title), and
+        ``layout.meta["sweep"]`` the parameter, its values and the default's position.
+
+    Raises
+    ------
+    ValueError
+        When ``results`` is empty, a value repeats, or ``default`` is not among the values.
+    """
+    results = list(results)
+    if not results:
+        raise ValueError("parameter_sweep_figure needs at least one (value, run) pair")
+    values = [v for v, _ in results]
+    if len(set(map(repr, values))) != len(values):
+        raise ValueError(f"the values of {param!r} repeat: {values}")
+    labels = [_label(v) for v in values]
+    if default is None:
+        active = 0
+    else:
+        matches = [k for k, v in enumerate(values) if v == default]
+        if not matches:
+            raise ValueError(f"default {param}={default!r} is not among the values {values}")
+        active = matches[0]
+    traces = [as_trace(r) for _, r in results]
+    if isinstance(fstar, FStar):
+        fs = fstar
+    elif fstar is None:
+        fs = estimate_fstar(traces)
+    else:
+        fs = estimate_fstar(traces, reference=float(fstar))
+    name = method_label(traces[0].method)
+    head = title or name
+    specs = [convergence_spec([t], x="passes", y="both", fstar=fs, xscale="linear")
+             for t in traces]
+    if len({len(s["data"]) for s in specs}) != 1:  # pragma: no cover - one run, two panels
+        raise ValueError("the runs give figures of different shapes")
+
+    def heading(k):
+        mark = " (default)" if k == active else ""
+        return (f"{head}: {param} = {labels[k]}{mark} · {_status_line(traces[k])}"
+                f"<br><sup>{fs.source}</sup>")
+
+    steps = []
+    for k, sp in enumerate(specs):
+        restyle = {key: [_plain(d.get(key)) for d in sp["data"]] for key in _RESTYLED}
+        steps.append({"label": labels[k], "method": "update",
+                      "args": [restyle, {"title.text": heading(k),
+                                         "annotations": _plain(sp["layout"]
+                                                               .get("annotations", []))}]})
+    base = specs[active]
+    layout = dict(base["layout"])
+    # fixed axes over every value's run, so that moving the slider moves the curve; a
+    # diverged run leaves the plot (as in the dashboard) instead of stretching the axis
+    kept = [d for s in specs for d in s["data"] if not (d.get("meta") or {}).get("diverged")]
+    kept = kept or [d for s in specs for d in s["data"]]
+    xr = _finite_range([d["x"] for d in kept], log=False)
+    y1 = _finite_range([d["y"] for d in kept if d.get("yaxis", "y") == "y"], log=True)
+    y2 = _finite_range([d["y"] for d in kept if d.get("yaxis") == "y2"], log=True)
+    for axis, rng in (("xaxis", xr), ("xaxis2", xr), ("yaxis", y1), ("yaxis2", y2)):
+        if axis in layout and rng is not None:
+            layout[axis] = {**layout[axis], "range": rng, "autorange": False}
+    layout["title"] = {**layout.get("title", {}), "text": heading(active)}
+    layout["height"] = int(layout.get("height", 380)) + 90
+    margin = dict(layout.get("margin", {}))
+    margin["b"] = int(margin.get("b", 90)) + 90
+    layout["margin"] = margin
+    layout["showlegend"] = False  # one run at a time: the title names it
+    layout["sliders"] = [{
+        "active": active, "steps": steps, "pad": {"t": 60}, "len": 1.0, "x": 0,
+        "currentvalue": {"prefix": f"{param} = ", "font": {"size": 14}},
+        "name": param,
+    }]
+    meta = dict(layout.get("meta") or {})
+    meta["sweep"] = {"param": param, "values": _plain(values), "labels": labels,
+                     "default": active, "fstar": _plain(fs.value)}
+    layout["meta"] = meta
+    data = [dict(d) for d in base["data"]]
+    return figure({"data": data, "layout": layout})
