@@ -61,7 +61,7 @@ def _epoch_args(dense):
     idx = np.random.default_rng(0).integers(0, prob.n, size=600)
     common = (prob.y, 1, z, g, snap, idx, 0.05, 0.0, 0, 3, ws.keep_idx, ws.prev_idx, 0,
               ws.cand, ws.mags, ws.vbuf, ws.ev_step, ws.ev_in, ws.ev_out, True, 0, ws.rec_loss,
-              ws.snap_buffer(prob.d, False), ws.stop)
+              ws.snap_buffer(prob.d, False), ws.stop, _common.NO_FORCED)
     return (X, *common) if dense else (*X, *common), ws
 
 
