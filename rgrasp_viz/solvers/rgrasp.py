@@ -114,9 +114,10 @@ class SubProblem:
     ``min F(x)`` over the ``x`` that are 0 outside ``T``.  Most of it is in the coordinates
     ``T`` (``x0``, ``g``, ``W``, :meth:`fun`, :meth:`grad`: vectors of length ``|T|``); the
     whole problem is there too (``problem``, ``x_hat``, ``g_full``, ``snap_dloss``, ``J``,
-    ``m``), so a solver can move on all ``d`` coordinates as the paper's Algorithm 2 does.  A solver returns ``b``
-    on ``T`` (length ``|T|``) or on all coordinates (length ``d``; Algorithm 1 zeroes it
-    outside ``T``); Algorithm 1 then keeps its ``s`` largest entries on ``T``.
+    ``m``), so a solver can move on all ``d`` coordinates as the paper's Algorithm 2 does.
+    A solver returns ``b`` on ``T`` (length ``|T|``) or on all coordinates (length ``d``;
+    Algorithm 1 zeroes it outside ``T``); Algorithm 1 then keeps its ``s`` largest entries
+    on ``T``.
 
     Algorithm 1 builds it for a registered solver.  Built by hand, ``SubProblem(problem, T,
     x0, g, eta, rng, s, iteration)`` takes ``x̂^{t-1}`` to be ``x0`` on ``T`` and zero
