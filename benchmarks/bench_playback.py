@@ -368,11 +368,11 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error(f"--repeats must be at least 1, got {args.repeats}")
+    pinned = pin_cpus(args.cpus) if args.cpus is not None else None
     why = _missing()
     if why:
         print(f"bench_playback: skipped ({why})")
         return 0
-    pinned = pin_cpus(args.cpus) if args.cpus is not None else None
     import test_browser as tb
     from conftest import find_chromium
     from playwright.sync_api import sync_playwright
