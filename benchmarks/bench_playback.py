@@ -17,7 +17,9 @@ headless Chromium.
 * Play: Play is pressed and, for ``--seconds``, every animation frame of the page is sampled;
   a frame counts when the plotted data of any figure changed.  The peer, measured in the same
   run and page, is the page's own animation-frame rate (the most frames it could have drawn).
-  Target: ``TARGET_FPS`` frames per second.
+  The figures of a dashboard may draw one replay position in different animation frames, so
+  each figure's own rate is shown too (distinct replay positions it showed per second; the
+  slowest is what a learner sees advancing).  Target: ``TARGET_FPS`` frames per second.
 * Slider -> redraw (``rv.explore``): a key press moves one slider (eta, s, m, J; ``--repeats``
   changes each, alternating direction); the page times (``performance.now()``) from the key
   event to the first animation frame at which the convergence figure's plotted data differ,
@@ -25,6 +27,10 @@ headless Chromium.
   times are read from the status line it writes after the redraw (solver time, and solve +
   figure update from the start of the solve); the rest is the debounce
   (``Explorer(debounce=0.1)``), messages and drawing in the page.  Target: ``TARGET_MS``.
+
+Where the time goes: the CPU seconds each kind of child process (Chromium, the kernel, the
+server, Playwright's driver) used while playing and over the slider changes are read from
+``/proc`` and shown with the rates.
 
 Usage: ``python benchmarks/bench_playback.py [--cpus N] [--seconds 5] [--repeats 3] [--lab]
 [--note TEXT]``.  Needs Chromium (``/usr/bin/chromium`` or ``$RGRASP_CHROMIUM``), Playwright
@@ -113,6 +119,35 @@ def child_affinities(seen):
             continue
         seen[pid] = (name, cpus)
     return seen
+
+
+KINDS = {"chromium": "Chromium", "chrome": "Chromium", "python": "kernel", "voila": "server",
+         "jupyter-lab": "server", "node-MainThread": "Playwright", "node": "Playwright"}
+"""How the process names of the children read in the tables (others are shown as named)."""
+
+
+def cpu_seconds():
+    """CPU seconds (user + system) used so far by the running child processes, by kind."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for pid in _descendants(os.getpid()):
+        try:
+            text = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        name = text[text.index("(") + 1:text.rindex(")")]
+        fields = text[text.rindex(")") + 2:].split()
+        kind = KINDS.get(name, "python" if name.startswith("python") else name)
+        kind = KINDS.get(kind, kind)
+        out[kind] = out.get(kind, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
+def cpu_used(before, after):
+    """``after - before`` (:func:`cpu_seconds`) as text, largest first."""
+    used = {k: after.get(k, 0.0) - before.get(k, 0.0) for k in after}
+    return ", ".join(f"{k} {v:.1f}" for k, v in sorted(used.items(), key=lambda kv: -kv[1])
+                     if v >= 0.05) or "-"
 
 
 def _cpu_list(cpus):
@@ -290,15 +325,19 @@ def measure_play(page, server, kind, name, seconds, tmp):
 
     root = open_dashboard(page, server, kind, name, tmp)
     play = root.locator(".widget-play button").first
+    cpu0 = cpu_seconds()
     play.click()
     got = page.evaluate(tb.PLAYBACK_JS, [tb.DASHBOARD_CLASS[name], seconds])
+    cpu = cpu_used(cpu0, cpu_seconds())
     play.click()
     fps = got["changed"] / got["seconds"]
+    slowest = min(got["positions"]) / got["seconds"]
     return {"where": kind, "dashboard": f"rv.{name}", "frames": got["changed"],
             "seconds": got["seconds"], "fps": fps,
             "peer": got["samples"] / got["seconds"],
             "figures": ", ".join(f"{n / got['seconds']:.1f}" for n in got["positions"]),
-            "target": TARGET_FPS, "meets": "yes" if fps >= TARGET_FPS else "no"}
+            "slowest": slowest, "cpu": cpu, "target": TARGET_FPS,
+            "meets": " / ".join("yes" if v >= TARGET_FPS else "no" for v in (fps, slowest))}
 
 
 def explore_debounce():
@@ -326,6 +365,7 @@ def measure_sliders(page, server, repeats, tmp, seen):
     rows = []
     for name, first in SLIDERS:
         got = []
+        cpu0 = cpu_seconds()
         for k in range(repeats):
             key = first if k % 2 == 0 else OTHER_KEY[first]
             handle = tb.slider(root, name).locator(".noUi-handle")
@@ -345,6 +385,7 @@ def measure_sliders(page, server, repeats, tmp, seen):
                         "rest": redraw - debounce_ms - kernel,
                         "ack": (t["ack"] - t["key"]) if t["ack"] is not None else float("nan"),
                         "solver": _ms(r"solver ([\d.]+) ms", state["status"])})
+        cpu = cpu_used(cpu0, cpu_seconds())
         redraw = [g["redraw"] for g in got]
         med = statistics.median(redraw)
         rows.append({"control": name, "changes": len(got), "median": med, "max": max(redraw),
@@ -352,8 +393,9 @@ def measure_sliders(page, server, repeats, tmp, seen):
                      "solver": statistics.median(g["solver"] for g in got),
                      "kernel": statistics.median(g["kernel"] for g in got),
                      "rest": statistics.median(g["rest"] for g in got),
-                     "target": TARGET_MS, "meets": "yes" if max(redraw) <= TARGET_MS else
-                     ("median only" if med <= TARGET_MS else "no")})
+                     "cpu": cpu, "target": TARGET_MS,
+                     "meets": "yes" if max(redraw) <= TARGET_MS
+                     else ("median only" if med <= TARGET_MS else "no")})
     return rows
 
 
@@ -423,8 +465,10 @@ def main(argv=None):
                             ("fps", "frames/s", ".1f"),
                             ("peer", "page animation frames/s (peer)", ".1f"),
                             ("figures", "replay positions/s by figure", None),
+                            ("slowest", "slowest figure (positions/s)", ".1f"),
+                            ("cpu", "CPU s used while playing, by process", None),
                             ("target", "target frames/s", ".0f"),
-                            ("meets", "meets target", None)],
+                            ("meets", "meets target (frames / slowest figure)", None)],
                 title=f"Replay speed while playing ({args.seconds:g} s of Play)"))
     print(table(slider_rows, [("control", "slider", None), ("changes", "changes", "d"),
                               ("median", "key -> redraw median (ms)", ".0f"),
@@ -435,6 +479,8 @@ def main(argv=None):
                               ("rest", f"rest: messages + drawing (ms; redraw minus "
                                        f"kernel minus the {1e3 * explore_debounce():.0f} ms "
                                        "debounce)", ".0f"),
+                              ("cpu", "CPU s used over the changes and waits, by process",
+                               None),
                               ("target", "target (ms)", ".0f"),
                               ("meets", "meets target", None)],
                 title="rv.explore in Voila: slider change -> convergence figure redrawn "
