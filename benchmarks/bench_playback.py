@@ -117,13 +117,24 @@ def child_affinities(seen):
             name = Path(f"/proc/{pid}/comm").read_text().strip()
         except OSError:
             continue
-        seen[pid] = (name, cpus)
+        seen[pid] = (_kind(pid, name), cpus)
     return seen
 
 
-KINDS = {"chromium": "Chromium", "chrome": "Chromium", "python": "kernel", "voila": "server",
-         "jupyter-lab": "server", "node-MainThread": "Playwright", "node": "Playwright"}
+KINDS = {"chromium": "Chromium", "chrome": "Chromium", "voila": "server",
+         "node-MainThread": "Playwright", "node": "Playwright"}
 """How the process names of the children read in the tables (others are shown as named)."""
+
+
+def _kind(pid, name):
+    """What a child process is: Chromium, kernel, server, Playwright (or its name)."""
+    if name.startswith("python"):  # a kernel, or JupyterLab's server
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            return name
+        return "kernel" if b"ipykernel" in cmd else "server"
+    return KINDS.get(name, name)
 
 
 def cpu_seconds():
@@ -135,10 +146,8 @@ def cpu_seconds():
             text = Path(f"/proc/{pid}/stat").read_text()
         except OSError:
             continue
-        name = text[text.index("(") + 1:text.rindex(")")]
         fields = text[text.rindex(")") + 2:].split()
-        kind = KINDS.get(name, "python" if name.startswith("python") else name)
-        kind = KINDS.get(kind, kind)
+        kind = _kind(pid, text[text.index("(") + 1:text.rindex(")")])
         out[kind] = out.get(kind, 0.0) + (int(fields[11]) + int(fields[12])) / tick
     return out
 
@@ -159,8 +168,8 @@ def affinity_note(pinned, seen):
     by_cpus = {}
     for name, cpus in seen.values():
         by_cpus.setdefault(cpus, set()).add(name)
-    found = "; ".join(f"CPUs {_cpu_list(c)}: {len(n)} kinds of process ({', '.join(sorted(n)[:6])}"
-                      f"{', …' if len(n) > 6 else ''})" for c, n in sorted(by_cpus.items()))
+    found = "; ".join(f"on CPUs {_cpu_list(c)}: {', '.join(sorted(n))}"
+                      for c, n in sorted(by_cpus.items()))
     what = (f"pinned to CPUs {_cpu_list(pinned)} (--cpus {len(pinned)})" if pinned
             else f"not pinned (CPUs {_cpu_list(sorted(os.sched_getaffinity(0)))})")
     return f"affinity: {what}; {len(seen)} child processes read back, {found or 'none'}"
@@ -206,8 +215,12 @@ def _server(kind, folder, home):
                 "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
                 f"--ServerApp.root_dir={folder.parent}", "--LabApp.news_url=",
                 "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-                "--LabApp.extension_manager=readonly"]
+                "--LabApp.extension_manager=readonly",
+                *(["--allow-root"] if os.geteuid() == 0 else [])]
         ready = "api/status"
+        news = Path(env["JUPYTERLAB_SETTINGS_DIR"], "@jupyterlab", "apputils-extension")
+        news.mkdir(parents=True, exist_ok=True)
+        (news / "notification.jupyterlab-settings").write_text('{"fetchNews": "false"}')
     server = tb.Server(kind, args, url=f"http://127.0.0.1:{port}/", cwd=folder, env=env,
                        log=home / f"{kind}.log")
     server.wait_ready(ready)
