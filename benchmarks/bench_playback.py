@@ -362,6 +362,12 @@ def explore_debounce():
     return inspect.signature(Explorer).parameters["debounce"].default
 
 
+def _median(values):
+    """Median of the numbers that are not NaN (NaN when none is)."""
+    values = [v for v in values if v == v]
+    return statistics.median(values) if values else float("nan")
+
+
 def _ms(pattern, text):
     m = re.search(pattern, text)
     return float(m.group(1)) if m else float("nan")
@@ -402,10 +408,10 @@ def measure_sliders(page, server, repeats, tmp, seen):
         redraw = [g["redraw"] for g in got]
         med = statistics.median(redraw)
         rows.append({"control": name, "changes": len(got), "median": med, "max": max(redraw),
-                     "ack": statistics.median(g["ack"] for g in got),
-                     "solver": statistics.median(g["solver"] for g in got),
-                     "kernel": statistics.median(g["kernel"] for g in got),
-                     "rest": statistics.median(g["rest"] for g in got),
+                     "ack": _median(g["ack"] for g in got),
+                     "solver": _median(g["solver"] for g in got),
+                     "kernel": _median(g["kernel"] for g in got),
+                     "rest": _median(g["rest"] for g in got),
                      "cpu": cpu, "target": TARGET_MS,
                      "meets": "yes" if max(redraw) <= TARGET_MS
                      else ("median only" if med <= TARGET_MS else "no")})
