@@ -125,7 +125,7 @@ def test_bad_options_are_refused_before_any_work(pair, tmp_path, monkeypatch, no
 
 
 def test_bad_runs_are_refused(pair, tmp_path, no_render):
-    with pytest.raises(TypeError, match="Trace or a SolveResult"):
+    with pytest.raises(TypeError, match="a Trace, a SolveResult or a fitted estimator"):
         rv.animate(["not a run"], tmp_path / "a.gif")
     with pytest.raises(ValueError, match="at most 4 runs"):
         rv.animate(pair * 3, tmp_path / "a.gif")
