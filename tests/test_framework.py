@@ -290,6 +290,21 @@ def test_algorithm_2_through_the_public_api_gives_the_builtins_iterates(prob, bu
     assert not np.allclose(ref.trace.x(5), ref.trace.x(4))  # the runs went somewhere
 
 
+def _assert_same_runs(prob, first, second):
+    """Algorithm 1 with ``first`` and with ``second`` as step 5 (same step size, 4 outer
+    iterations) makes the same iterates and objectives, bit for bit."""
+    rv.register_method("first_step5", subsolver=first, eta=0.01)
+    rv.register_method("second_step5", subsolver=second, eta=0.01)
+    try:
+        a = rv.solve(prob, "first_step5", s=6, max_iter=4, tol=0, ftol=0, warn=False)
+        b = rv.solve(prob, "second_step5", s=6, max_iter=4, tol=0, ftol=0, warn=False)
+    finally:
+        rv.unregister_method("first_step5")
+        rv.unregister_method("second_step5")
+    np.testing.assert_array_equal(a.trace.objective, b.trace.objective)
+    np.testing.assert_array_equal(a.x, b.x)
+
+
 def test_b_on_all_coordinates_is_zeroed_outside_T(prob):
     """Returning a length-d b is Algorithm 1's b with b|_{T^c} = 0: garbage outside T has no
     effect."""
@@ -301,16 +316,7 @@ def test_b_on_all_coordinates_is_zeroed_outside_T(prob):
         b[sub.T] = sub.x0 - sub.eta * sub.g
         return b
 
-    rv.register_method("bt", subsolver=on_T, eta=0.01)
-    rv.register_method("bd", subsolver=on_d, eta=0.01)
-    try:
-        a = rv.solve(prob, "bt", s=6, max_iter=4, tol=0, ftol=0, warn=False)
-        b = rv.solve(prob, "bd", s=6, max_iter=4, tol=0, ftol=0, warn=False)
-    finally:
-        rv.unregister_method("bt")
-        rv.unregister_method("bd")
-    np.testing.assert_array_equal(a.trace.objective, b.trace.objective)
-    np.testing.assert_array_equal(a.x, b.x)
+    _assert_same_runs(prob, on_T, on_d)
 
 
 def _mutators():
@@ -389,16 +395,7 @@ def test_a_plugin_that_edits_its_copies_or_rebinds_changes_nothing_outside(prob)
         sub.problem.W = np.zeros((sub.n, sub.d))
         return b
 
-    rv.register_method("clean", subsolver=clean, eta=0.01)
-    rv.register_method("messy", subsolver=messy, eta=0.01)
-    try:
-        a = rv.solve(prob, "clean", s=6, max_iter=4, tol=0, ftol=0, warn=False)
-        b = rv.solve(prob, "messy", s=6, max_iter=4, tol=0, ftol=0, warn=False)
-    finally:
-        rv.unregister_method("clean")
-        rv.unregister_method("messy")
-    np.testing.assert_array_equal(a.trace.objective, b.trace.objective)
-    np.testing.assert_array_equal(a.x, b.x)
+    _assert_same_runs(prob, clean, messy)
     np.testing.assert_array_equal(prob.y, y0)
 
 
