@@ -151,7 +151,7 @@ class SubProblem:
     problem : Problem
         The whole problem, read-only (``problem.W``, ``problem.y`` are read-only views of
         the caller's data; its methods are not charged: use :meth:`add_passes`).
-    W : ndarray or scipy.sparse.csr_matrix, shape (n, |T|)
+    W : ndarray or scipy.sparse.csr_matrix, shape (n, len(T))
         The columns ``T`` of the design (gathered on first access, read-only).
     y : ndarray, shape (n,)
         The responses or labels (read-only view).
