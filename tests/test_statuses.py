@@ -78,10 +78,18 @@ def test_older_reading_names_are_accepted_and_others_rejected():
 def test_both_readings_converge_with_their_default_steps(name, setting, inner, method):
     prob = (rv.make_regression(setting, random_state=0) if isinstance(setting, str)
             else rv.make_regression(**setting, random_state=0))
-    res = rv.solve(prob, method, inner=inner, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = rv.solve(prob, method, inner=inner, random_state=0)
     # converged, or (keeping on swapping noise coordinates, s = 1.2 s*) honestly "stalled"
     # at the noise floor -- never diverged, never a halved step
     assert res.status in (Status.CONVERGED, Status.STALLED), res.message
+    # a STALLED run says so with a warning; a converged one is silent
+    said = [str(w.message) for w in caught if issubclass(w.category, rv.ConvergenceWarning)]
+    if res.status == Status.CONVERGED:
+        assert said == [], said
+    else:
+        assert len(said) == 1 and "STALLED" in said[0], said
     assert res.trace.meta["eta_halvings"] == 0
     assert res.rel_error < 0.03, res.rel_error
 
@@ -250,7 +258,8 @@ def test_all_zero_design_is_named(sparse):
     with pytest.raises(ValueError, match="W is all zeros"):
         rv.default_eta(prob, "fght", 3)
     # with a step of one's own: nothing moves, and the status says so
-    res = rv.solve(prob, "fght", s=3, eta=0.1)
+    with pytest.warns(rv.ConvergenceWarning, match="NO_PROGRESS"):
+        res = rv.solve(prob, "fght", s=3, eta=0.1)
     assert res.status == Status.NO_PROGRESS and "fixed point" in res.message
 
 
