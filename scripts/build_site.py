@@ -55,7 +55,6 @@ import argparse
 import copy
 import html
 import json
-import math
 import os
 import re
 import shutil
@@ -65,8 +64,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-
-import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE_SRC = ROOT / "site"
@@ -371,21 +368,14 @@ def sweep_problems():
 
 
 def exact_fstar(problem, runs):
-    """``F*`` below every run shown: the lowest objective of the exact least-squares fits on
-    the true support and on every run's final support (and of the runs themselves)."""
-    from rgrasp_viz.analysis import FStar, as_trace, best_objective
-    from rgrasp_viz.reproduce import least_squares_on
+    """``F*`` below every run shown: the shared reference without extra runs
+    (:func:`rgrasp_viz.reference.reference`, ``run=False``: the exact least-squares fits on
+    the true support and on the support of every run's best and final iterate)."""
+    from rgrasp_viz.analysis import FStar
+    from rgrasp_viz.reference import reference
 
-    supports = [np.flatnonzero(problem.x_true)] if problem.x_true is not None else []
-    best = math.inf
-    for run in runs:
-        tr = as_trace(run)
-        supports.append(tr.support(tr.n_iter))
-        best = min(best, best_objective(tr)[0])
-    fits = [problem.objective(least_squares_on(problem, S)) for S in supports]
-    value = min([f for f in fits if math.isfinite(f)] + [best])
-    return FStar(float(value), "F* = exact least-squares fit on the best support found "
-                 "(true support and every run's final support)", "reference")
+    ref = reference(problem, list(runs), run=False)
+    return FStar(float(ref.fstar), f"F* = {ref.source}", "reference")
 
 
 def slider_sweeps(problems=None):

@@ -264,7 +264,12 @@ def test_default_animation_fits_a_slide(tmp_path, chromium_path, monkeypatch):
                      warn=False) for m in ("svrght", "svrgsp")]
     anim = rv.animate(runs, tmp_path / "classroom.gif", mp4=False, progress=False)
     assert 10 <= anim.n_frames <= 48
-    assert 2 <= anim.seconds <= 10
+    # the GIF's playback length, from the frame durations written in the file (not a clock)
+    durations = _gif_frames(anim.path)[1]
+    playback = sum(durations) / 1000
+    # GIF durations are stored in centiseconds: each frame may be off by 10 ms
+    assert anim.seconds == pytest.approx(playback, abs=0.01 * len(durations))
+    assert 2 <= playback <= 10  # a few seconds: fits a slide
     assert anim.nbytes < 5e6
     print(f"\ndefault animation: {anim}")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import threading
@@ -262,12 +263,19 @@ class Explorer(widgets.VBox):
         """Back to the method's default step size: the eta slider moves to it and the run is
         solved with the default rule (and its safeguard) again; the status line says
         ``η (default rule)``."""
+        with self._quietly():
+            self._defaults_changed()
+        self.request()
+
+    @contextlib.contextmanager
+    def _quietly(self):
+        """A context in which control changes made by the explorer itself re-solve nothing
+        (the observers return at once); nests."""
         self._quiet += 1
         try:
-            self._defaults_changed()
+            yield
         finally:
             self._quiet -= 1
-        self.request()
 
     def _follow_ranges(self):
         """Keep the slider ranges consistent with each other: ``s <= d``, ``m <= J``,
@@ -285,14 +293,9 @@ class Explorer(widgets.VBox):
     def _on_reset(self, change):
         if self._quiet:
             return
-        self._quiet += 1
-        try:
-            if change["owner"] is self.controls["inner"]:
-                self.reading_note.value = reading_note(change["new"])
-            self._defaults_changed()
-        finally:
-            self._quiet -= 1
-        self.request()
+        if change["owner"] is self.controls["inner"]:
+            self.reading_note.value = reading_note(change["new"])
+        self.reset_eta()
 
     def _defaults_changed(self):
         """New method (or reading, or batch size): enable the controls it uses, move eta to
@@ -308,14 +311,11 @@ class Explorer(widgets.VBox):
     def _set_eta(self, eta):
         w = self.controls["eta"]
         rng = eta_range(eta)
-        self._quiet += 1
-        try:
+        with self._quietly():
             # widen first so that the new value is never clamped
             w.min, w.max = min(w.min, rng["min"]), max(w.max, rng["max"])
             w.value = eta
             w.min, w.max = rng["min"], rng["max"]
-        finally:
-            self._quiet -= 1
 
     def _on_change(self, change):
         if self._quiet:
@@ -329,11 +329,8 @@ class Explorer(widgets.VBox):
                 return
             self._eta_default = False  # the learner chose a step size
         if owner in (self.controls["J"], self.controls["n"], self.controls["d"]):
-            self._quiet += 1
-            try:
+            with self._quietly():
                 self._follow_ranges()
-            finally:
-                self._quiet -= 1
         self.request()
 
     def request(self):
@@ -523,8 +520,7 @@ class Explorer(widgets.VBox):
         if unknown:
             raise KeyError(f"unknown parameters {sorted(unknown)}")
         meth = values.pop("method", None)
-        self._quiet += 1
-        try:
+        with self._quietly():
             reset = False
             if meth is not None and get_method(meth).name != self.method.value:
                 self.method.value = get_method(meth).name
@@ -541,8 +537,6 @@ class Explorer(widgets.VBox):
             if "eta" in values:
                 self.controls["eta"].value = values["eta"]
                 self._eta_default = False
-        finally:
-            self._quiet -= 1
         self.request()
 
     def close(self):
@@ -630,3 +624,4 @@ def explore(problem=None, method="svrgsp+", **kwargs):
     0.005
     """
     return Explorer(problem, method, **kwargs)
+
