@@ -15,17 +15,20 @@ import sys
 __all__ = ["bar", "note"]
 
 
-def bar(total, desc, enabled=True, unit="it"):
+def bar(total, desc, enabled=True, unit="it", **options):
     """A ``tqdm.auto`` bar of ``total`` steps (see the module's policy).
 
     Parameters
     ----------
-    total : int
+    total : int or None
+        None: unknown (a download without a Content-Length).
     desc : str
         Shown before the bar.
     enabled : bool
         False: a disabled bar (every call is a no-op).
     unit : str
+    **options
+        More ``tqdm`` options (e.g. ``unit_scale=True`` for bytes).
 
     Returns
     -------
@@ -38,7 +41,7 @@ def bar(total, desc, enabled=True, unit="it"):
     # disable=None: tqdm's own test, off when the stream is not a terminal (the notebook
     # widget treats None as enabled)
     return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, leave=True,
-                dynamic_ncols=True, disable=None if enabled else True)
+                dynamic_ncols=True, disable=None if enabled else True, **options)
 
 
 def note(enabled, msg):

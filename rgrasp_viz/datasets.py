@@ -51,6 +51,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from . import _progress
 from .problems import Problem
 
 __all__ = [
@@ -468,12 +469,9 @@ def _as_pm1(y, where):
 
 
 def _progress_bar(desc, progress):
-    """A tqdm bar (``tqdm.auto``: a widget in Jupyter, text on a terminal), or a disabled
-    one when ``progress`` is False or stderr is neither a terminal nor a notebook."""
-    from tqdm.auto import tqdm
-
-    return tqdm(desc=desc, unit="B", unit_scale=True, unit_divisor=1024, leave=True,
-                disable=None if progress else True, file=sys.stderr)
+    """A byte-counting bar under the package's one progress policy
+    (:func:`rgrasp_viz._progress.bar`)."""
+    return _progress.bar(None, desc, progress, unit="B", unit_scale=True, unit_divisor=1024)
 
 
 class _PoochBar:
