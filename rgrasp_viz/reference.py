@@ -30,7 +30,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from .analysis import as_trace, best_objective
+from .analysis import FStar, as_trace, best_objective
 from .result import ConvergenceWarning
 from .solvers import default_eta, solve
 from .solvers.registry import get_method, normalize_reading, run_label
@@ -95,6 +95,11 @@ class Reference:
                    "run reaches the target by definition)", [],
                    min(errs) if errs else math.nan,
                    "the smallest error of the runs themselves (no reference)")
+
+    def as_fstar(self):
+        """The :class:`~rgrasp_viz.analysis.FStar` a figure is drawn against: the value, and
+        ``"F* = <source>"`` as the figure's subtitle."""
+        return FStar(float(self.fstar), f"F* = {self.source}", "reference")
 
     def to_dict(self):
         """``run.json``'s record of the reference."""

@@ -371,11 +371,9 @@ def exact_fstar(problem, runs):
     """``F*`` below every run shown: the shared reference without extra runs
     (:func:`rgrasp_viz.reference.reference`, ``run=False``: the exact least-squares fits on
     the true support and on the support of every run's best and final iterate)."""
-    from rgrasp_viz.analysis import FStar
     from rgrasp_viz.reference import reference
 
-    ref = reference(problem, list(runs), run=False)
-    return FStar(float(ref.fstar), f"F* = {ref.source}", "reference")
+    return reference(problem, list(runs), run=False).as_fstar()
 
 
 def slider_sweeps(problems=None):

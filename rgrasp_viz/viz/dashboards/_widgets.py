@@ -228,7 +228,7 @@ def view_fstar(problem, runs, reference="exact"):
     ``F*``.  Falls back to the lowest objective of the runs when the reference has no finite
     value (every run diverged).
     """
-    from ...analysis import FStar, estimate_fstar
+    from ...analysis import estimate_fstar
     from ...reference import reference as shared_reference
 
     if reference is None:
@@ -236,4 +236,4 @@ def view_fstar(problem, runs, reference="exact"):
     ref = shared_reference(problem, list(runs), run=False)
     if not (ref.fstar == ref.fstar and abs(ref.fstar) < float("inf")):
         return estimate_fstar(runs)
-    return FStar(float(ref.fstar), f"F* = {ref.source}", "reference")
+    return ref.as_fstar()
