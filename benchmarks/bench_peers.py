@@ -41,7 +41,7 @@ from _util import machine_note, method_runs, table
 import rgrasp_viz as rv
 from rgrasp_viz.solvers import registry as R
 
-warnings.simplefilter("ignore", rv.ConvergenceWarning)
+warnings.simplefilter("ignore", rv.exceptions.ConvergenceWarning)
 TARGET = 1e-2
 
 

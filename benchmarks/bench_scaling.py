@@ -39,7 +39,7 @@ from rgrasp_viz._io import atomic_path
 from rgrasp_viz.solvers import registry as R
 from rgrasp_viz.solvers._common import csr_arrays
 
-warnings.simplefilter("ignore", rv.ConvergenceWarning)
+warnings.simplefilter("ignore", rv.exceptions.ConvergenceWarning)
 
 S_STAR = 20
 ROW_NNZ = 50

@@ -37,7 +37,7 @@ from rgrasp_viz.solvers._common import Workspace
 from rgrasp_viz.solvers._driver import _params, _warmup
 from rgrasp_viz.solvers.methods import METHODS
 
-warnings.simplefilter("ignore", rv.ConvergenceWarning)
+warnings.simplefilter("ignore", rv.exceptions.ConvergenceWarning)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_OUT = os.path.join(HERE, "out", "bench_sparse.html")

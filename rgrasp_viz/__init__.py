@@ -18,12 +18,13 @@ estimators ``rv.SparseLinearRegression`` and ``rv.SparseLogisticRegression`` loa
 use too (scikit-learn is an optional dependency).
 """
 
-__version__ = "0.1.0"
+import importlib
 
-from . import datasets  # noqa: E402
+from . import datasets, exceptions  # noqa: E402
 from ._kernels import hard_threshold, top_k  # noqa: E402
+from ._version import __version__  # noqa: E402, F401
 from .problems import Problem, as_problem, make_classification, make_regression  # noqa: E402
-from .result import ConvergenceWarning, DataWarning, SolveResult  # noqa: E402
+from .result import SolveResult  # noqa: E402
 from .solvers import (  # noqa: E402
     Status,
     SubProblem,
@@ -45,8 +46,6 @@ def __getattr__(name):
     """Lazy access to the visualization layer: ``rv.explore``, ``rv.play``, ``rv.compare``
     and ``rv.viz`` import plotly/ipywidgets on first use, never at ``import rgrasp_viz``;
     ``rv.SparseLinearRegression`` and ``rv.SparseLogisticRegression`` import scikit-learn."""
-    import importlib
-
     if name == "viz":
         return importlib.import_module(".viz", __name__)
     if name in _ESTIMATORS:  # scikit-learn is optional: imported on first use
@@ -58,8 +57,6 @@ def __getattr__(name):
 
 
 __all__ = [
-    "ConvergenceWarning",
-    "DataWarning",
     "Problem",
     "SolveResult",
     "SparseLinearRegression",
@@ -70,6 +67,7 @@ __all__ = [
     "__version__",
     "as_problem",
     "datasets",
+    "exceptions",
     "default_eta",
     "get_method",
     "hard_threshold",

@@ -26,8 +26,11 @@ import math
 import numbers
 
 import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
 
 from .solvers.registry import get_method, normalize_reading, run_label
+from .trace import Trace
 
 __all__ = [
     "IDENTICAL_RTOL",
@@ -75,8 +78,6 @@ def as_trace(obj):
     TypeError
         For anything else.
     """
-    from .trace import Trace
-
     if isinstance(obj, Trace):
         return obj
     tr = getattr(obj, "trace", None)
@@ -788,9 +789,6 @@ def slack_ratios(trace, problem, max_cells=SLACK_MAX_CELLS):
         raise ValueError(f"problem too large for the exact sub-problem solve: n * max|T| = "
                          f"{cells:,} > max_cells = {max_cells:,}; use a smaller problem "
                          "(e.g. make_regression('classroom')) or raise max_cells")
-    import scipy.linalg
-    import scipy.sparse as sp
-
     W, y = problem.W, problem.y
     out = np.full(len(trace), np.nan)
     ptr = np.asarray(trace.T_ptr)

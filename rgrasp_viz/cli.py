@@ -17,7 +17,8 @@ import warnings
 import numpy as np
 
 from . import make_regression, solve
-from .result import ConvergenceWarning
+from .exceptions import ConvergenceWarning
+from .reproduce import command
 from .solvers.registry import get_method, method_names, run_label
 
 _ORDER = method_names(paper_only=True)
@@ -100,8 +101,6 @@ def _methods(text):
 
 def build_parser():
     """The ``rgrasp-viz`` argument parser (sub-commands ``demo`` and ``reproduce``)."""
-    from .reproduce import command
-
     parser = _Parser(prog="rgrasp-viz", description=__doc__,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)

@@ -46,7 +46,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import losses
 from ._kernels.threads import BlasThreads
-from .result import DataWarning
+from .exceptions import DataWarning
 from .solvers import solve
 from .solvers.params import check_always_select
 
@@ -65,7 +65,7 @@ DEFAULT_S = 10
 
 SCALE_RATIO = 1e3
 """Columns whose standard deviations differ by more than this factor trigger a
-:class:`~rgrasp_viz.DataWarning`: ``H_s`` compares raw coefficient magnitudes, so the
+:class:`~rgrasp_viz.exceptions.DataWarning`: ``H_s`` compares raw coefficient magnitudes, so the
 selection depends on the units."""
 
 _SWAP_CANDIDATES = 4
@@ -246,13 +246,6 @@ class _SparseLinearModel(BaseEstimator):
         idx = np.flatnonzero(self.coef_)
         names = getattr(self, "feature_names_in_", None)
         return names[idx] if names is not None else idx
-
-    def play(self, **kwargs):
-        """Replay the fit step by step in a dashboard (see :func:`rgrasp_viz.play`)."""
-        check_is_fitted(self)
-        from .viz.dashboards import play
-
-        return play(self.trace_, **kwargs)
 
 
 class SparseLinearRegression(RegressorMixin, _SparseLinearModel):

@@ -17,6 +17,7 @@ import contextlib
 import math
 import numbers
 import operator
+import warnings
 import weakref
 
 import numpy as np
@@ -24,6 +25,7 @@ import scipy.sparse as sp
 from scipy.special import expit
 
 from . import losses as _losses
+from .exceptions import DataWarning
 
 __all__ = ["Problem", "as_problem", "make_regression", "make_classification"]
 
@@ -537,7 +539,8 @@ def as_problem(data, loss=None, x_true=None):
 
 
 def _warn_binary_labels(y):
-    """A :class:`~rgrasp_viz.DataWarning` when raw targets are all 0 or 1 (both present) and
+    """A :class:`~rgrasp_viz.exceptions.DataWarning` when raw targets are all 0 or 1 (both
+    present) and
     no loss was named: they get least squares, which is rarely what 0/1 labels mean."""
     try:
         y = np.asarray(y)
@@ -546,10 +549,6 @@ def _warn_binary_labels(y):
     except (TypeError, ValueError):
         return
     if binary:
-        import warnings
-
-        from .result import DataWarning
-
         warnings.warn(
             "y holds only 0/1 labels and no loss was given: fitting least squares; pass "
             "loss='logistic' to classify (or use rgrasp_viz.SparseLogisticRegression), or "

@@ -6,17 +6,7 @@ import warnings
 
 from scipy.optimize import OptimizeResult
 
-
-class ConvergenceWarning(UserWarning):
-    """A run did not end at a minimiser: it stopped at ``max_iter``, diverged, stalled, made no
-    progress, stopped at a fixed point of hard thresholding, or hardly moved the objective
-    within its budget (``solve(..., warn=False)`` silences it)."""
-
-
-class DataWarning(UserWarning):
-    """The data look unsuited to what was asked: columns on very different scales (the
-    selection of ``H_s`` then depends on the units), or 0/1 labels given to the least-squares
-    loss."""
+from .exceptions import ConvergenceWarning
 
 
 class SolveResult(OptimizeResult):
@@ -55,23 +45,6 @@ class SolveResult(OptimizeResult):
             f"passes={self.get('passes'):.3g}, rel_error={self.get('rel_error'):.3g}, "
             f"message={self.get('message')!r})"
         )
-
-    def play(self, **kwargs):
-        """Replay this run step by step in a dashboard (see :func:`rgrasp_viz.play`).
-
-        Parameters
-        ----------
-        **kwargs
-            Passed to :func:`rgrasp_viz.viz.dashboards.play` (``interval``, ``max_rows``,
-            ``start``).
-
-        Returns
-        -------
-        rgrasp_viz.viz.dashboards.Player
-        """
-        from .viz.dashboards import play
-
-        return play(self, **kwargs)
 
 
 def warn_max_iter(method, max_iter, hint=""):

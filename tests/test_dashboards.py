@@ -491,7 +491,7 @@ def recorded():
 
 
 def test_play_steps_through_inner_iterates(recorded):
-    pl = recorded.play()
+    pl = rv.play(recorded)
     assert isinstance(pl, D.Player) and isinstance(pl, widgets.VBox)
     tr = recorded.trace
     assert len(pl.frames) == 1 + tr.n_iter + len(tr.ck_iter)

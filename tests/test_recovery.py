@@ -31,6 +31,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 import rgrasp_viz as rv
+from rgrasp_viz.exceptions import ConvergenceWarning
 
 METHODS = tuple(m for m in rv.method_names() if m != "sght") + ("svrgsp|on_T", "svrgsp+|on_T")
 """Every registered method (SG-HT's plain stochastic steps stall at a noise floor above these
@@ -88,7 +89,7 @@ def rel_error(x, x_true):
 def solve(prob, method, s):
     method, _, inner = method.partition("|")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", rv.ConvergenceWarning)  # max_iter is reported below
+        warnings.simplefilter("ignore", ConvergenceWarning)  # max_iter is reported below
         return rv.solve(prob, method=method, s=s, random_state=0, inner=inner or "paper")
 
 

@@ -23,8 +23,9 @@ from ttyrun import TtyRun
 
 from rgrasp_viz import Trace, cli
 from rgrasp_viz import reproduce as R
+from rgrasp_viz.exceptions import OutputError
 from rgrasp_viz.reproduce import output, report
-from rgrasp_viz.reproduce.output import OutputError, OutputFolder
+from rgrasp_viz.reproduce.output import OutputFolder
 from rgrasp_viz.solvers.registry import run_label
 
 pytest.importorskip("plotly")

@@ -19,6 +19,7 @@ import scipy.sparse as sp
 from scipy.optimize import OptimizeResult
 
 import rgrasp_viz as rv
+from rgrasp_viz.exceptions import ConvergenceWarning
 
 ALL = ("fght", "grasp", "sght", "svrght", "svrgsp", "svrgsp+")
 STOCHASTIC = ("sght", "svrght", "svrgsp", "svrgsp+")
@@ -593,7 +594,7 @@ def test_callback_stop_iteration(method):
             raise StopIteration
 
     with warnings.catch_warnings():
-        warnings.simplefilter("error", rv.ConvergenceWarning)
+        warnings.simplefilter("error", ConvergenceWarning)
         res = rv.solve(prob, method=method, s=6, random_state=0, max_iter=50, tol=0.0,
                        callback=cb)
     assert res.status == 99
@@ -613,7 +614,7 @@ def test_callback_must_be_callable():
 @pytest.mark.parametrize("method", ["fght", "svrgsp+"])
 def test_max_iter_warns(method):
     prob = small()
-    with pytest.warns(rv.ConvergenceWarning, match="max"):
+    with pytest.warns(ConvergenceWarning, match="max"):
         res = rv.solve(prob, method=method, s=6, random_state=0, max_iter=2, tol=0.0)
     assert res.status == 1
     assert not res.success
@@ -624,7 +625,7 @@ def test_max_iter_warns(method):
 def test_warn_false_silences_convergence_warning():
     prob = small()
     with warnings.catch_warnings():
-        warnings.simplefilter("error", rv.ConvergenceWarning)
+        warnings.simplefilter("error", ConvergenceWarning)
         res = rv.solve(prob, method="fght", s=6, random_state=0, max_iter=2, tol=0.0,
                        warn=False)
     assert res.status == 1 and not res.success
@@ -643,7 +644,7 @@ def test_huge_step_diverges_gracefully(method, sparse):
     eta = 1e3 * rv.default_eta(prob, method, s)
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
-        with pytest.warns(rv.ConvergenceWarning,
+        with pytest.warns(ConvergenceWarning,
                           match=re.escape(f"{method}: DIVERGED: diverged")):
             res = rv.solve(prob, method=method, s=s, eta=eta, random_state=0)
     assert res.status == 2
@@ -722,7 +723,7 @@ def _separable_logistic(seed=0, n=30, d=40):
 
 def test_grasp_separable_logistic_subproblem_is_reported():
     prob = _separable_logistic()
-    with pytest.warns(rv.ConvergenceWarning, match="grasp: DIVERGED: .*separable"):
+    with pytest.warns(ConvergenceWarning, match="grasp: DIVERGED: .*separable"):
         res = rv.solve(prob, method="grasp", s=2, random_state=0)
     assert res.status == 2 and not res.success
     assert "separable" in res.message and "no finite minimiser" in res.message
@@ -747,7 +748,7 @@ def test_grasp_rise_message_names_no_step_size():
     assert res.status == 2 and "rose" in res.message
     assert "GraSP has no step size" in res.message and "eta=" not in res.message
     # by default it stops while it still jumps around: stalled, and no eta is blamed
-    with pytest.warns(rv.ConvergenceWarning, match="grasp: STALLED"):
+    with pytest.warns(ConvergenceWarning, match="grasp: STALLED"):
         early = rv.solve(prob, method="grasp", random_state=0)
     assert early.status == rv.Status.STALLED and "eta" not in early.message
     assert "GraSP has no step size" in early.message

@@ -11,6 +11,7 @@ import pytest
 import scipy.sparse as sp
 
 import rgrasp_viz as rv
+from rgrasp_viz.exceptions import ConvergenceWarning
 from rgrasp_viz.solvers.status import MESSAGES, Status
 
 
@@ -85,7 +86,7 @@ def test_both_readings_converge_with_their_default_steps(name, setting, inner, m
     # at the noise floor -- never diverged, never a halved step
     assert res.status in (Status.CONVERGED, Status.STALLED), res.message
     # a STALLED run says so with a warning; a converged one is silent
-    said = [str(w.message) for w in caught if issubclass(w.category, rv.ConvergenceWarning)]
+    said = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
     if res.status == Status.CONVERGED:
         assert said == [], said
     else:
@@ -111,7 +112,7 @@ def test_status_is_a_named_enum_with_one_message_table():
 
 def test_no_progress_is_not_success():
     prob = rv.make_regression("classroom", random_state=0)
-    with pytest.warns(rv.ConvergenceWarning, match="NO_PROGRESS: no progress"):
+    with pytest.warns(ConvergenceWarning, match="NO_PROGRESS: no progress"):
         res = rv.solve(prob, "fght", s=24, eta=1e-8)
     assert res.status == Status.NO_PROGRESS and not res.success
     assert res.message.startswith("no progress") and "step size may be too small" in res.message
@@ -204,7 +205,7 @@ def test_a_converged_run_ends_within_1_percent_of_a_10x_budget(case, method, inn
 
 
 def test_stalled_is_reported_with_the_hover():
-    with pytest.warns(rv.ConvergenceWarning, match="STALLED: stalled"):
+    with pytest.warns(ConvergenceWarning, match="STALLED: stalled"):
         res = rv.solve(_breast_cancer(), "svrgsp", s=5, inner="on_T", random_state=0)
     assert res.status == Status.STALLED and not res.success
     assert res.message.startswith("stalled") and "not converged" in res.message
@@ -258,7 +259,7 @@ def test_all_zero_design_is_named(sparse):
     with pytest.raises(ValueError, match="W is all zeros"):
         rv.default_eta(prob, "fght", 3)
     # with a step of one's own: nothing moves, and the status says so
-    with pytest.warns(rv.ConvergenceWarning, match="NO_PROGRESS"):
+    with pytest.warns(ConvergenceWarning, match="NO_PROGRESS"):
         res = rv.solve(prob, "fght", s=3, eta=0.1)
     assert res.status == Status.NO_PROGRESS and "fixed point" in res.message
 
@@ -279,7 +280,7 @@ def test_extreme_scale_is_named(scale, word, sparse):
 def _no_convergence_warning(**kwargs):
     """solve(...) with every ConvergenceWarning turned into an error."""
     with warnings.catch_warnings():
-        warnings.simplefilter("error", rv.ConvergenceWarning)
+        warnings.simplefilter("error", ConvergenceWarning)
         return rv.solve(**kwargs)
 
 
@@ -290,7 +291,7 @@ def _diverging():
 
 
 def test_diverged_warns_and_warn_false_silences_it():
-    with pytest.warns(rv.ConvergenceWarning, match="svrght: DIVERGED: diverged"):
+    with pytest.warns(ConvergenceWarning, match="svrght: DIVERGED: diverged"):
         res = rv.solve(**_diverging())
     assert res.status == Status.DIVERGED
     quiet = _no_convergence_warning(**_diverging(), warn=False)
@@ -299,7 +300,7 @@ def test_diverged_warns_and_warn_false_silences_it():
 
 def test_a_diverged_grasp_does_not_return_silently():
     prob = rv.make_classification(n=500, d=1000, s_star=20, random_state=1)
-    with pytest.warns(rv.ConvergenceWarning, match="grasp: DIVERGED") as rec:
+    with pytest.warns(ConvergenceWarning, match="grasp: DIVERGED") as rec:
         res = rv.solve(prob, "grasp", random_state=0, ftol=0)
     assert res.status == Status.DIVERGED and not res.success
     assert "GraSP has no step size" in str(rec[0].message)
@@ -323,7 +324,7 @@ def test_a_tiny_step_is_named_as_the_likely_cause(method, budget):
     prob = rv.make_regression("classroom", random_state=0)
     eta = 1e-4 * rv.default_eta(prob, method, 24)
     kwargs = {"max_iter": dict(max_iter=20), "max_passes": dict(max_passes=20)}[budget]
-    with pytest.warns(rv.ConvergenceWarning, match="step size eta=.* is likely too small"):
+    with pytest.warns(ConvergenceWarning, match="step size eta=.* is likely too small"):
         res = rv.solve(prob, method, s=24, eta=eta, random_state=0, **kwargs)
     assert res.status == (Status.MAX_ITER if budget == "max_iter" else Status.MAX_PASSES)
     moved = 1 - res.fun / res.trace.objective[0]
@@ -355,7 +356,7 @@ def _exact_fit_objective(prob, S):
 
 
 def test_a_fixed_point_of_hard_thresholding_is_flagged_not_converged():
-    with pytest.warns(rv.ConvergenceWarning, match="HT_FIXED_POINT: fixed point of hard "
+    with pytest.warns(ConvergenceWarning, match="HT_FIXED_POINT: fixed point of hard "
                                                    "thresholding, not a minimiser"):
         res = rv.solve(**_spurious_fixed_point())
     assert res.status == Status.HT_FIXED_POINT and not res.success

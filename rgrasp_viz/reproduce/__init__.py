@@ -88,7 +88,6 @@ from .experiments import (
     standin_problem,
     warm_up,
 )
-from .output import OutputError, OutputWriteError
 from .report import Report, default_out, print_summary
 from .tuning import (
     TUNE_GRID,
@@ -133,8 +132,6 @@ __all__ = [
     "TUNE_SEED_OFFSET",
     "VR_METHODS",
     "Experiment",
-    "OutputError",
-    "OutputWriteError",
     "ProblemInfo",
     "Reference",
     "Report",

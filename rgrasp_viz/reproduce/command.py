@@ -15,6 +15,13 @@ import time
 
 from .._progress import bar as progress_bar
 from ..analysis import best_objective
+from ..exceptions import (
+    ChecksumError,
+    DataFileError,
+    DatasetUnavailableError,
+    OutputError,
+    OutputWriteError,
+)
 from ..solvers.registry import normalize_reading, run_label
 from .claims import (
     FSTAR_GUARD,
@@ -31,7 +38,6 @@ from .experiments import (
     METHODS,
     PASS_BUDGET,
     RUN_TOL,
-    DataFileError,
     build_problem,
     get_experiment,
     reference,
@@ -39,7 +45,7 @@ from .experiments import (
     status_text,
     warm_up,
 )
-from .output import OutputError, OutputFolder, OutputWriteError, check_out
+from .output import OutputFolder, check_out
 from .report import Report, default_out, method_row, print_summary, reading_text, write_outputs
 from .tuning import TUNE_SEED_OFFSET, TUNE_SEEDS, factor_key, tune, tuned_factor
 
@@ -342,7 +348,6 @@ def _interrupted(exc):
 
 def main(args, prog="rgrasp-viz reproduce"):
     """Run the parsed ``reproduce`` command; return the exit code."""
-    from .. import datasets
 
     try:
         report = run(args.experiment, quick=args.quick, out=args.out, data_dir=args.data_dir,
@@ -357,7 +362,7 @@ def main(args, prog="rgrasp-viz reproduce"):
         if isinstance(exc, OutputError):  # e.g. another run holds the folder
             print(f"{prog}: error: {exc}", file=sys.stderr)
             return 2
-        if isinstance(exc, (datasets.DatasetUnavailableError, datasets.ChecksumError)):
+        if isinstance(exc, (DatasetUnavailableError, ChecksumError)):
             print(f"error: {exc}", file=sys.stderr)
             return 2
         if isinstance(exc, DataFileError):  # a damaged file: one line, no traceback

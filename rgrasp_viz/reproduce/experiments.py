@@ -23,9 +23,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._progress import note
+from ..exceptions import (
+    ChecksumError,
+    ConvergenceWarning,
+    DataFileError,
+    DatasetUnavailableError,
+)
 from ..problems import Problem, make_regression
 from ..reference import REFERENCE_FACTOR, least_squares_on, reference
-from ..result import ConvergenceWarning
 from ..solvers import default_eta, solve
 from ..solvers import warm_up as solvers_warm_up
 from ..solvers.registry import get_method, method_names, normalize_reading
@@ -33,7 +38,6 @@ from ..solvers.status import Status
 
 __all__ = [
     "EXPERIMENTS",
-    "DataFileError",
     "METHODS",
     "PASS_BUDGET",
     "REFERENCE_FACTOR",
@@ -223,8 +227,6 @@ def _quick_subset(W, y, seed):
     return sp.csr_matrix(W[:, cols]), y[rows], s
 
 
-class DataFileError(ValueError):
-    """A real data file in the data directory is damaged (one-line message)."""
 
 
 def _fetch(dataset, data_dir, download, progress):
@@ -234,7 +236,7 @@ def _fetch(dataset, data_dir, download, progress):
     try:
         return datasets.fetch(dataset, data_dir=data_dir, download=download,
                               progress=progress, return_X_y=True)
-    except datasets.ChecksumError:
+    except ChecksumError:
         raise
     except ValueError as exc:
         where = datasets.get_data_dir(data_dir)
@@ -272,9 +274,9 @@ def build_problem(experiment, quick=False, seed=0, data_dir=None, download=True,
 
     Raises
     ------
-    rgrasp_viz.datasets.DatasetUnavailableError
+    rgrasp_viz.exceptions.DatasetUnavailableError
         Without ``quick``, when a real data set is missing and cannot be downloaded.
-    rgrasp_viz.datasets.ChecksumError
+    rgrasp_viz.exceptions.ChecksumError
         A real data file has the wrong checksum.
     DataFileError
         A real data file is there but damaged (malformed, truncated, not a valid ``.bz2``,
@@ -298,7 +300,7 @@ def build_problem(experiment, quick=False, seed=0, data_dir=None, download=True,
     if quick:
         try:
             W, y = _fetch(exp.dataset, data_dir, False, progress)
-        except datasets.DatasetUnavailableError:
+        except DatasetUnavailableError:
             where = datasets.get_data_dir(data_dir)
             prob = standin_problem(exp.dataset, exp.loss, seed)
             note = (f"the {exp.dataset} file is not in {where}: this quick run uses a "

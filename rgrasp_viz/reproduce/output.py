@@ -30,19 +30,17 @@ import tempfile
 import threading
 from pathlib import Path
 
-__all__ = ["OUTPUT_NAMES", "OutputError", "OutputFolder", "OutputWriteError", "check_out"]
+from ..exceptions import OutputError
+
+__all__ = ["OUTPUT_NAMES", "OutputFolder", "check_out"]
 
 OUTPUT_NAMES = frozenset({"passes.html", "time.html", "passes.png", "time.png", "claims.md",
                           "run.json", "traces"})
 """Entries a run writes in its folder (``traces/`` holds ``*.npz`` only)."""
 
 
-class OutputError(Exception):
-    """``--out`` cannot be used (a file, not writable, not a run's folder, or busy)."""
 
 
-class OutputWriteError(Exception):
-    """Writing the outputs failed part-way (e.g. a full disk); ``--out`` was left as it was."""
 
 
 def _nearest_existing(path):

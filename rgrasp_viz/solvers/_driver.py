@@ -10,11 +10,14 @@ import platform
 import time
 
 import numpy as np
+import scipy
+import scipy.sparse as sp
 
 from .. import _kernels as K
 from .. import losses
 from .._kernels.threads import BlasThreads
-from ..problems import as_problem
+from .._version import __version__
+from ..problems import Problem, as_problem
 from ..result import SolveResult, warn_max_iter, warn_status
 from ..trace import TraceBuilder
 from ._common import Workspace
@@ -74,13 +77,9 @@ def warm_up(method, sparse, inner="paper"):
     key = (spec.name, bool(sparse), inner if spec.readings else None)
     if key in _WARM:
         return
-    from ..problems import Problem
-
     rng = np.random.default_rng(0)
     W = rng.standard_normal((8, 12))
     if sparse:
-        import scipy.sparse as sp
-
         W = sp.csr_matrix(W)
     prob = Problem(W, rng.standard_normal(8))
     params = check_params(prob, spec.name, s=2, eta=0.01, J=8, m=2, inner=inner,
@@ -219,7 +218,7 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, inner=
     x_true : array_like, optional
         Ground truth for raw input (enables ``rel_error``).
     warn : bool, default True
-        Emit a :class:`~rgrasp_viz.ConvergenceWarning` when the run ends ``MAX_ITER``,
+        Emit a :class:`~rgrasp_viz.exceptions.ConvergenceWarning` when the run ends ``MAX_ITER``,
         ``DIVERGED``, ``STALLED``, ``NO_PROGRESS`` or ``HT_FIXED_POINT``, or when a run with
         a step size ends at its budget having lowered the objective by less than
         ``SLOW_RTOL`` of ``|F(x0)|`` (the message then names the step size as the likely
@@ -493,7 +492,8 @@ class _Run:
 
 
 _WARNED = (Status.DIVERGED, Status.STALLED, Status.NO_PROGRESS, Status.HT_FIXED_POINT)
-"""Statuses reported with a :class:`~rgrasp_viz.ConvergenceWarning` (``MAX_ITER`` too)."""
+"""Statuses reported with a :class:`~rgrasp_viz.exceptions.ConvergenceWarning`
+(``MAX_ITER`` too)."""
 
 
 def _cause(params):
@@ -537,9 +537,5 @@ def _record(builder, impl, prob, t, out, ws):
 
 
 def _versions():
-    import scipy
-
-    from .. import __version__
-
     return {"rgrasp_viz": __version__, "numpy": np.__version__, "scipy": scipy.__version__,
             "numba": K.NUMBA_VERSION, "python": platform.python_version()}

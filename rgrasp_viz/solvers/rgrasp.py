@@ -28,7 +28,8 @@ import scipy.sparse as sp
 from .. import _kernels as K
 from .. import losses
 from ._common import Method, StepResult, gather_columns, merge_support
-from .registry import MethodSpec, add, remove
+from .registry import MethodSpec, add, remove, specs
+from .steps import ETA_RULES
 from .subsolvers import SubResult
 
 __all__ = ["RGraSP", "SubProblem", "framework", "read_only_problem", "register_method",
@@ -351,8 +352,6 @@ def register_method(name, subsolver, *, label=None, color=None, aliases=(), eta=
     elif isinstance(eta, str) or callable(eta):
         rule = eta
         if isinstance(eta, str):
-            from .steps import ETA_RULES
-
             if eta not in ETA_RULES:
                 raise ValueError(f"unknown step-size rule {eta!r}; choose one of "
                                  f"{sorted(ETA_RULES)}, a number or a callable")
@@ -376,8 +375,6 @@ def register_method(name, subsolver, *, label=None, color=None, aliases=(), eta=
     if bad:
         raise TypeError(f"aliases must be non-empty strings, got {bad!r}")
     if color is None:
-        from .registry import specs
-
         used = {s.color for s in specs()}
         color = next((c for c in _EXTRA_COLORS if c not in used), _EXTRA_COLORS[-1])
     else:

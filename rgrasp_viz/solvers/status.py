@@ -11,7 +11,8 @@ class Status(enum.IntEnum):
     """Why a run stopped (``SolveResult.status``; ``success`` is ``status == CONVERGED``).
 
     Every status but ``CONVERGED``, ``MAX_PASSES`` and ``CALLBACK`` is reported with a
-    :class:`~rgrasp_viz.ConvergenceWarning` (``solve(..., warn=False)`` silences it), and so
+    :class:`~rgrasp_viz.exceptions.ConvergenceWarning` (``solve(..., warn=False)`` silences
+    it), and so
     is a ``MAX_PASSES`` run whose objective hardly moved (the step size is the likely cause).
     """
 

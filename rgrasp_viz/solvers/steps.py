@@ -15,6 +15,7 @@ import scipy.sparse as sp
 
 from .. import losses
 from .._kernels import top_k
+from .registry import get_method, normalize_reading
 
 # -- step-size rules -------------------------------------------------------------------------
 
@@ -157,8 +158,6 @@ def default_eta(problem, method, s, inner="paper", batch_size=None):
         ``x``), or its entries are so large or small that their squares overflow or underflow
         in float64.
     """
-    from .registry import get_method, normalize_reading
-
     spec = get_method(method)
     rule = spec.eta_rule if spec.eta_rule is not None else "gradient"
     if isinstance(rule, str):

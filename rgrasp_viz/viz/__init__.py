@@ -26,7 +26,7 @@ _DASHBOARDS = ("explore", "play", "compare", "Explorer", "Player", "Comparison",
 def __getattr__(name):
     # dashboards pull in ipywidgets; load them only when asked for
     if name in _DASHBOARDS:
-        from . import dashboards
+        from . import dashboards  # lazy: ipywidgets loads on first use
 
         return getattr(dashboards, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -387,7 +387,7 @@ def find_encoder():
     if exe:
         return exe
     try:
-        import imageio_ffmpeg
+        import imageio_ffmpeg  # optional: the animate extra
     except ImportError:
         return None
     try:
@@ -400,12 +400,12 @@ def find_encoder():
 def _requirements(need_mp4):
     """Import Pillow and kaleido and find Chromium (and ffmpeg): clear errors, no work."""
     try:
-        from PIL import Image  # noqa: F401
+        from PIL import Image  # noqa: F401  # optional: the animate extra
     except ImportError as exc:
         raise RuntimeError("rv.animate needs Pillow to write GIFs: "
                            "pip install 'rgrasp_viz[animate]'") from exc
     try:
-        import kaleido  # noqa: F401
+        import kaleido  # noqa: F401  # optional: the animate extra
     except ImportError as exc:
         raise RuntimeError("rv.animate renders frames with kaleido (>= 1.0): "
                            "pip install 'rgrasp_viz[animate]'") from exc
@@ -426,7 +426,7 @@ def _requirements(need_mp4):
 
 def _render(fig, chromium):
     """PNG bytes of one figure dict (kaleido's shared browser, started once)."""
-    import kaleido
+    import kaleido  # optional: the animate extra
 
     payload = json.loads(pio.to_json(fig, validate=False))
     opts = {"format": "png", "width": fig["layout"]["width"],
@@ -443,7 +443,7 @@ def _render(fig, chromium):
 def _palette_image(images):
     """One palette for every frame (colours stay put from frame to frame), taken from the
     first, middle and last frames."""
-    from PIL import Image
+    from PIL import Image  # optional: the animate extra
 
     picks = [images[0], images[len(images) // 2], images[-1]]
     w = max(im.width for im in picks)
@@ -456,7 +456,7 @@ def _palette_image(images):
 
 
 def _write_gif(path, images, durations):
-    from PIL import Image
+    from PIL import Image  # optional: the animate extra
 
     pal = _palette_image(images)
     frames = [im.quantize(palette=pal, dither=Image.Dither.NONE) for im in images]
@@ -639,7 +639,7 @@ def animate(runs, path, *, views=VIEWS, max_frames=48, fps=8.0, hold=1.5, until=
               for k, tr in enumerate(traces)]
     widths = [_WEIGHTS[v] for v in views]
     footer = "<br>".join(_FOOTER[v] for v in views if v in _FOOTER)
-    from PIL import Image
+    from PIL import Image  # optional: the animate extra
 
     tick = _Progress(progress, len(states))
     images = []

@@ -60,7 +60,7 @@ def _write_png(fig, path, width, height, scale):
             "Install one (e.g. `apt-get install chromium`) or set RGRASP_VIZ_CHROMIUM="
             "/path/to/chrome; HTML export works without a browser.")
     try:
-        import kaleido
+        import kaleido  # optional: the animate extra
     except ImportError as exc:  # pragma: no cover - kaleido is a dependency of the viz layer
         raise RuntimeError("PNG export needs the kaleido package (>= 1.0)") from exc
     opts = {"format": "png", "width": int(width), "height": int(height), "scale": scale}

@@ -22,6 +22,9 @@ import json
 import numpy as np
 import plotly.io as pio
 
+from ..analysis import frame_iteration
+from . import figures as F
+
 __all__ = ["BINDER_LAB", "MAX_POINTS", "WIDGET_VIEW", "comparison_bundle", "explorer_bundle",
            "figure_html", "player_bundle", "static_bundle", "static_html", "thin_figure"]
 
@@ -254,9 +257,6 @@ def player_bundle(player, widget_bundle):
     """Static copy of a :class:`~rgrasp_viz.viz.dashboards.Player`, shown at the *end* of
     the replay (its first frame is the empty starting point): coefficients, objective and
     the support raster with the cursor on the last step."""
-    from ..analysis import frame_iteration
-    from . import figures as F
-
     t, step = player.frames[-1]
     figs = [F.coefficients_spec(player.trace, t, step), F.progress_spec(player.trace, t, step),
             F.with_cursor(player.fig_support.to_plotly_json(),
@@ -270,8 +270,6 @@ def comparison_bundle(comparison, widget_bundle):
     """Static copy of a :class:`~rgrasp_viz.viz.dashboards.Comparison`, shown at the end of
     the shared axis of effective passes: convergence, thresholding timeline, and each
     method's coefficients there."""
-    from . import figures as F
-
     end = comparison.state_at(float(comparison.grid[-1]))
     figs = [comparison.fig_convergence.to_plotly_json(),
             comparison.fig_timeline.to_plotly_json()]

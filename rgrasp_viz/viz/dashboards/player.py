@@ -144,9 +144,10 @@ def play(result_or_trace, **kwargs):
 
     Parameters
     ----------
-    result_or_trace : SolveResult or Trace
-        Inner steps are available when the run was solved with ``record_iterates=True``
-        (every ``record_every`` steps); otherwise the replay steps through outer iterations.
+    result_or_trace : SolveResult, Trace or fitted estimator
+        The run to replay (a fitted estimator replays its ``trace_``).  Inner steps are
+        available when the run was solved with ``record_iterates=True`` (every
+        ``record_every`` steps); otherwise the replay steps through outer iterations.
     **kwargs
         ``interval`` (ms per frame of the Play widget, default ``PLAY_INTERVAL``: about 15
         frames per second, drawn by the page from frames it fetches ahead), ``max_rows``
