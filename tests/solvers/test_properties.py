@@ -4,20 +4,16 @@ from __future__ import annotations
 
 import inspect
 import math
-import os
-import sys
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from numpy_reference import hard_threshold_ref, top_k_ref
 
 import rgrasp_viz as rv
 from rgrasp_viz.problems import Problem, make_classification, make_regression
-
-sys.path.insert(0, os.path.dirname(__file__))
-from reference import hard_threshold_ref, top_k_ref  # noqa: E402
 
 # tol-based stopping only: disable the objective-stagnation stop when solve has one
 NO_FTOL = {"ftol": 0.0} if "ftol" in inspect.signature(rv.solve).parameters else {}

@@ -14,6 +14,7 @@ import sys
 import textwrap
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,7 +24,7 @@ from rgrasp_viz import _kernels as K
 from rgrasp_viz.solvers import _common
 from rgrasp_viz.solvers.params import J_CAP, J_FLOOR, check_params, max_inner_steps
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = str(Path(__file__).resolve().parents[2])
 
 
 # -- the bound on J -------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from rgrasp_viz.solvers.registry import method_names
 from rgrasp_viz.viz import figures as F
 from rgrasp_viz.viz import measured_threshold_cost
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 ALL = method_names()  # every registered method
 N, D, S_STAR, S, J = 120, 200, 5, 6, 240
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from reference import hard_threshold_ref, top_k_ref
+from numpy_reference import hard_threshold_ref, top_k_ref
 
 import rgrasp_viz as rv
 from rgrasp_viz.viz import figures as F

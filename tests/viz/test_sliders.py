@@ -1,6 +1,6 @@
 """Kernel-free sliders (rgrasp_viz.viz.sliders): one figure, Plotly's own slider, one
 precomputed run per value of a parameter.  The browser half (dragging the sliders on the
-built site) is in tests/test_site.py."""
+built site) is in tests/integration/test_site.py."""
 
 from __future__ import annotations
 

@@ -65,7 +65,7 @@ def test_ridge_gives_graSP_a_logistic_minimiser_on_separable_data():
 @pytest.mark.parametrize("sparse", [False, True])
 def test_every_method_with_ridge_matches_the_reference(method, inner, loss, sparse):
     """Same index sequence => the same iterates as the NumPy reference of F + (l2/2)||x||^2."""
-    import reference as ref
+    import numpy_reference as ref
 
     base = (rv.make_regression(n=60, d=90, s_star=4, random_state=2) if loss == "squares"
             else rv.make_classification(n=60, d=90, s_star=4, random_state=2))

@@ -24,7 +24,7 @@ from rgrasp_viz.viz import figures as F
 from rgrasp_viz.viz.dashboards import controls as C
 
 SMALL = {"n": 200, "d": 300, "seed": 1, "noise": 0.01}
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def by_role(fig, role):

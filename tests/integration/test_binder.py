@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BINDER = ROOT / "binder"
 README = ROOT / "README.md"
 NETWORK_ERRORS = re.compile(

@@ -15,7 +15,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NETWORK_ERRORS = re.compile(
     r"NewConnectionError|Max retries exceeded|Temporary failure in name resolution|"
     r"Network is unreachable|Connection refused|Failed to establish|ProxyError|"

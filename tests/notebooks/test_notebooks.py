@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NB_DIR = ROOT / "notebooks"
 SANITIZE = NB_DIR / "nbval_sanitize.cfg"
 APP = NB_DIR / "app.ipynb"

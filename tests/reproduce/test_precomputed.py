@@ -16,7 +16,7 @@ from rgrasp_viz.reproduce.report import trace_filename
 from rgrasp_viz.trace import Trace
 from rgrasp_viz.viz import figures as F
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _script():

@@ -4,8 +4,8 @@
 ``lab`` extra exists) -- not the test extras, so no Pillow, kaleido or Sphinx unless the
 course's own dependencies bring them.  The notebooks must run top to bottom there with no
 error cell, on a machine with Chromium on ``PATH`` and on one without (``rv.animate`` and
-PNG export then have to say so, not raise).  nbval (tests/test_notebooks.py) cannot see this:
-it runs in the test environment.
+PNG export then have to say so, not raise).  nbval (tests/notebooks/test_notebooks.py) cannot
+see this: it runs in the test environment.
 
 This test builds that environment once in ``build/lab-venv`` (``python -m venv`` + ``pip
 install -e``, through pip's cache and the machine's configured indexes; rebuilt when
@@ -39,7 +39,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NB_DIR = ROOT / "notebooks"
 LAB_VENV = ROOT / "build" / "lab-venv"
 STAMP = LAB_VENV / "rgrasp-lab-env.json"

@@ -14,7 +14,7 @@ import pytest
 import rgrasp_viz as rv
 from rgrasp_viz import _kernels
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CASES = [("svrgsp+", "restricted"), ("svrgsp+", "full"), ("svrght", "restricted")]
 SPARSE = [False, True]
 

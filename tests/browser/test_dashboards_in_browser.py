@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "notebooks" / "app.ipynb"
 N_PLOTS = 3  # explore(): convergence, thresholding timeline, support raster
 CHROMIUM_ARGS = [

@@ -37,7 +37,7 @@ import pytest
 
 import rgrasp_viz as rv
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NB_DIR = ROOT / "notebooks"
 SCREENSHOTS = ROOT / "build" / "site-screenshots"
 WORK = ROOT / "build" / "site-work"

@@ -1,5 +1,5 @@
 """The ``reproduce`` package: claims logic, F*'s reference, quick runs end to end, data
-fallbacks, step sizes.  Output-folder safety: ``test_reproduce_output.py``; the command
+fallbacks, step sizes.  Output-folder safety: ``tests/reproduce/test_output.py``; the command
 line's argument checks: ``test_cli.py``."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The epoch kernels against a literal NumPy transcription of one epoch (tests/reference.py).
+"""The epoch kernels against a literal NumPy transcription of one epoch
+(tests/_support/numpy_reference.py).
 
 The dense SVRG kernel applies the constant part ``-eta * g`` of a step lazily and fuses each
 step's update with the next step's margin (one sweep of the iterate per step); SVRGHT
@@ -15,10 +16,9 @@ recording on, off and with snapshots.
 from __future__ import annotations
 
 import math
-import os
-import sys
 
 import numpy as np
+import numpy_reference as ref
 import pytest
 import scipy.sparse as sp
 
@@ -26,9 +26,6 @@ import rgrasp_viz as rv
 from rgrasp_viz import _kernels as K
 from rgrasp_viz.problems import make_classification, make_regression
 from rgrasp_viz.solvers._common import NO_FORCED, Workspace, csr_arrays
-
-sys.path.insert(0, os.path.dirname(__file__))
-import reference as ref  # noqa: E402
 
 RTOL = 1e-10
 LOSSES = {"squares": 0, "logistic": 1}

@@ -20,10 +20,8 @@ term as extra rows), to 1e-10 relative, on dense and CSR data, for both solvers:
 
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
+import numpy_reference as ref
 import pytest
 import scipy.sparse as sp
 
@@ -34,9 +32,6 @@ from rgrasp_viz.solvers._exact import (
     RestrictedLeastSquares,
     restricted_least_squares,
 )
-
-sys.path.insert(0, os.path.dirname(__file__))
-import reference as ref  # noqa: E402
 
 METHODS = ["cholesky", "cg"]
 RTOL = 1e-10

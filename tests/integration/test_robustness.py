@@ -33,7 +33,7 @@ import rgrasp_viz as rv
 from rgrasp_viz import datasets
 from rgrasp_viz import trace as trace_module
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 IS_ROOT = hasattr(os, "getuid") and os.getuid() == 0
 NOBODY = 65534
 

@@ -15,10 +15,9 @@
 from __future__ import annotations
 
 import math
-import os
-import sys
 
 import numpy as np
+import numpy_reference as ref
 import pytest
 import scipy.sparse as sp
 
@@ -32,9 +31,6 @@ from rgrasp_viz.solvers._common import (
     csc_arrays,
     csr_arrays,
 )
-
-sys.path.insert(0, os.path.dirname(__file__))
-import reference as ref  # noqa: E402
 
 ATOL = 1e-10
 

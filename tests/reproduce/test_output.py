@@ -3,7 +3,7 @@
 Ctrl-C or SIGTERM in the middle of a run, a disk that fills up part-way (a tiny tmpfs when
 root, a writer made to fail otherwise and always), two runs on the same folder at once, a
 re-run without PNGs, and the leftovers of a process that died (SIGKILL).  Runs in a child
-process are followed through their progress bar on a pseudo-terminal (tests/ttyrun.py).
+process are followed through their progress bar on a pseudo-terminal (tests/_support/ttyrun.py).
 """
 
 from __future__ import annotations
