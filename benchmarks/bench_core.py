@@ -31,7 +31,7 @@ import numpy as np
 from _util import CLOCK, machine_note, median_time, table, use_cpu_clock
 
 import rgrasp_viz as rv
-from rgrasp_viz.solvers.methods import SVRGHT
+from rgrasp_viz.solvers._methods import SVRGHT
 
 warnings.simplefilter("ignore", rv.exceptions.ConvergenceWarning)
 

@@ -22,9 +22,10 @@ import importlib
 
 from . import datasets, exceptions  # noqa: E402
 from ._kernels import hard_threshold, top_k  # noqa: E402
+from ._problems import Problem, as_problem, make_classification, make_regression  # noqa: E402
+from ._result import SolveResult  # noqa: E402
+from ._trace import Trace  # noqa: E402
 from ._version import __version__  # noqa: E402, F401
-from .problems import Problem, as_problem, make_classification, make_regression  # noqa: E402
-from .result import SolveResult  # noqa: E402
 from .solvers import (  # noqa: E402
     Status,
     SubProblem,
@@ -35,10 +36,9 @@ from .solvers import (  # noqa: E402
     solve,
     unregister_method,
 )
-from .trace import Trace  # noqa: E402
 
-_LAZY = {"explore": "dashboards", "play": "dashboards", "compare": "dashboards",
-         "animate": "animate"}
+_LAZY = {"explore": "viz.dashboards", "play": "viz.dashboards", "compare": "viz.dashboards",
+         "animate": "viz._animate"}
 _ESTIMATORS = ("SparseLinearRegression", "SparseLogisticRegression")
 
 
@@ -49,9 +49,9 @@ def __getattr__(name):
     if name == "viz":
         return importlib.import_module(".viz", __name__)
     if name in _ESTIMATORS:  # scikit-learn is optional: imported on first use
-        return getattr(importlib.import_module(".estimators", __name__), name)
+        return getattr(importlib.import_module("._estimators", __name__), name)
     if name in _LAZY:
-        module = importlib.import_module(f".viz.{_LAZY[name]}", __name__)
+        module = importlib.import_module(f".{_LAZY[name]}", __name__)
         return getattr(module, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

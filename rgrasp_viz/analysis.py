@@ -3,9 +3,9 @@
 Nothing here draws, times or runs a solver: traces (or arrays) in, numbers out.  A fact such
 as "where does a curve first reach a level" or "what is F*" is computed here once, so a table
 and a plot shown together always agree.  Method names, labels and flags come from the method
-registry (:mod:`rgrasp_viz.solvers.registry`).
+registry (:mod:`rgrasp_viz.solvers._registry`).
 
-* runs: :func:`as_trace`, :func:`trace_label`, :func:`run_labels`;
+* runs: :func:`as_trace`, :func:`~rgrasp_viz.solvers.run_label`, :func:`run_labels`;
 * objective: :func:`best_objective`, :func:`estimate_fstar` (one :class:`FStar` per view),
   :func:`first_crossing`, :func:`final_support_differences`;
 * telling runs apart: :func:`same_iterates`, :func:`identical_runs`, :func:`axis_scale`;
@@ -29,8 +29,8 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from .solvers.registry import get_method, normalize_reading, run_label
-from .trace import Trace
+from ._trace import Trace
+from .solvers._registry import get_method, normalize_reading, run_label
 
 __all__ = [
     "IDENTICAL_RTOL",
@@ -61,7 +61,6 @@ __all__ = [
     "threshold_shapes",
     "threshold_share",
     "thresholds_until",
-    "trace_label",
     "x_values",
 ]
 
@@ -100,12 +99,6 @@ def as_traces(objs):
     return out
 
 
-def trace_label(trace):
-    """The label of one run: its method's label, marked ``(on T)`` for our variant of
-    Algorithm 2 (see :func:`rgrasp_viz.solvers.registry.run_label`)."""
-    return run_label(trace.method, trace.meta.get("inner"))
-
-
 _PARAM_KEYS = ("s", "eta", "J", "m", "random_state", "inner", "problem", "batch_size")
 
 
@@ -125,7 +118,7 @@ def run_labels(traces):
     list of str
     """
     traces = as_traces(traces)
-    base = [trace_label(t) for t in traces]
+    base = [run_label(t) for t in traces]
     out = list(base)
     for lab in set(base):
         group = [i for i, b in enumerate(base) if b == lab]
@@ -298,7 +291,7 @@ def estimate_fstar(traces, reference=None):
         ref = as_trace(reference)
         _check_same_problem([*traces, ref])
         f, i = best_objective(ref)
-        cands.append((f, trace_label(ref), i, True))
+        cands.append((f, run_label(ref), i, True))
     else:
         _check_same_problem(traces)
     # the reference wins ties: "found by a separate run" does not depend on the runs shown

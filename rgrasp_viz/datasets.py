@@ -52,8 +52,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _progress
+from ._problems import Problem
 from .exceptions import ChecksumError, DatasetUnavailableError
-from .problems import Problem
 
 __all__ = [
     "DATASETS",

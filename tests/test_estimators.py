@@ -1,4 +1,4 @@
-"""The scikit-learn estimators (rgrasp_viz.estimators) and the solver-core options they use:
+"""The scikit-learn estimators (rgrasp_viz._estimators) and the solver-core options they use:
 ``always_select`` in every method, the best iterate of a run, the data warnings, feature
 names in the support raster."""
 
@@ -21,7 +21,7 @@ from sklearn.utils.estimator_checks import estimator_checks_generator  # noqa: E
 
 import rgrasp_viz as rv  # noqa: E402
 from rgrasp_viz import losses  # noqa: E402
-from rgrasp_viz.estimators import SparseLinearRegression, SparseLogisticRegression  # noqa: E402
+from rgrasp_viz._estimators import SparseLinearRegression, SparseLogisticRegression  # noqa: E402
 from rgrasp_viz.exceptions import ConvergenceWarning, DataWarning  # noqa: E402
 
 METHODS = ["fght", "grasp", "sght", "svrght", "svrgsp", "svrgsp+", "htp"]
@@ -394,7 +394,7 @@ def test_solve_warns_on_binary_labels_without_loss():
 def test_module_docstring_example_runs():
     import doctest
 
-    import rgrasp_viz.estimators as mod
+    import rgrasp_viz._estimators as mod
 
     result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0

@@ -16,14 +16,14 @@ import scipy.sparse as sp
 from .. import _kernels as K
 from .. import losses
 from .._kernels.threads import BlasThreads
+from .._problems import Problem, as_problem
+from .._result import SolveResult, warn_max_iter, warn_status
+from .._trace import TraceBuilder
 from .._version import __version__
-from ..problems import Problem, as_problem
-from ..result import SolveResult, warn_max_iter, warn_status
-from ..trace import TraceBuilder
 from ._common import Workspace
-from .params import check_flag, check_params
-from .registry import get_method
-from .status import MESSAGES, Status
+from ._params import check_flag, check_params
+from ._registry import get_method
+from ._status import MESSAGES, Status
 
 EXPLODE_FACTOR = 1e6
 """A run whose objective exceeds ``EXPLODE_FACTOR * F(x0)`` is declared diverged."""
@@ -162,7 +162,7 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, inner=
         A step you give is used as is.
     J : int, optional
         Inner steps per epoch of SVRG-type methods (default ``2n``); at most
-        :func:`~rgrasp_viz.solvers.params.max_inner_steps` (``100 n``, at least 100,000
+        :func:`~rgrasp_viz.solvers._params.max_inner_steps` (``100 n``, at least 100,000
         and at most 10,000,000).
     m : int, optional
         SVRGSP+: ``H_|T|`` is applied every ``ceil(J/m)`` inner steps, i.e.
@@ -466,7 +466,7 @@ class _Run:
         """A converged least-squares run: is it a minimiser, or a fixed point of hard
         thresholding that one cheap exact step improves a lot (:data:`FIXED_POINT_FACTOR`)?"""
         from ._exact import restricted_least_squares
-        from .steps import default_eta
+        from ._steps import default_eta
 
         prob, s, x = self.prob, self.p.s, self.x
         support = np.flatnonzero(x)

@@ -21,8 +21,8 @@ import numbers
 import numpy as np
 
 from ..analysis import FStar, as_trace, estimate_fstar
-from ..solvers.registry import method_label
-from ..solvers.status import Status
+from ..solvers._registry import method_label
+from ..solvers._status import Status
 from .figures import convergence_spec
 from .figures._base import figure
 

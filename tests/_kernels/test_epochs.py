@@ -24,7 +24,7 @@ import scipy.sparse as sp
 
 import rgrasp_viz as rv
 from rgrasp_viz import _kernels as K
-from rgrasp_viz.problems import make_classification, make_regression
+from rgrasp_viz._problems import make_classification, make_regression
 from rgrasp_viz.solvers._common import NO_FORCED, Workspace, csr_arrays
 
 RTOL = 1e-10

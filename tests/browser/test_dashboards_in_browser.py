@@ -619,7 +619,7 @@ def _notebook(code: str) -> dict:
 # and a window flag if the page ran it (rv.play once put it into an HTML widget unescaped).
 PAYLOAD = "<img src=x onerror=\"document.title='pwned';window.__rgraspPwned=1\">"
 CRAFTED_CELL = f'''import rgrasp_viz as rv
-from rgrasp_viz.trace import Trace
+from rgrasp_viz._trace import Trace
 
 run = rv.solve(rv.make_regression(n=80, d=60, s_star=3, random_state=0), "svrgsp+", s=4,
                max_iter=4, record_iterates=True, random_state=0, warn=False)

@@ -133,7 +133,7 @@ RUNNER = textwrap.dedent('''
     probe = nbformat.v4.new_notebook()
     probe.cells = [nbformat.v4.new_code_cell(
         "import sys, json\\n"
-        "from rgrasp_viz.viz.export import find_chromium\\n"
+        "from rgrasp_viz.viz._export import find_chromium\\n"
         "print(json.dumps({'python': sys.executable, 'chromium': find_chromium()}))")]
     nbclient.NotebookClient(probe, kernel_name=kernel, timeout=300).execute()
     report = {"kernel": json.loads(probe.cells[0].outputs[0]["text"]), "notebooks": {}}

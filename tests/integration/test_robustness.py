@@ -30,8 +30,8 @@ import pytest
 import scipy.sparse as sp
 
 import rgrasp_viz as rv
+from rgrasp_viz import _trace as trace_module
 from rgrasp_viz import datasets
-from rgrasp_viz import trace as trace_module
 
 ROOT = Path(__file__).resolve().parents[2]
 IS_ROOT = hasattr(os, "getuid") and os.getuid() == 0

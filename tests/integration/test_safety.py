@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import rgrasp_viz as rv
-from rgrasp_viz.trace import Trace
+from rgrasp_viz._trace import Trace
 
 PAYLOAD = "<img src=x onerror=\"document.title='pwned';window.__rgrasp_pwned=1\">"
 ESCAPED = "&lt;img src=x onerror="
@@ -107,7 +107,7 @@ def test_figures_show_labels_from_a_file_as_text(small_run, tmp_path):
 ])
 def test_explore_checks_its_options_first(kwargs, exc, word, monkeypatch):
     calls = []
-    monkeypatch.setattr("rgrasp_viz.viz.dashboards.explorer.solve",
+    monkeypatch.setattr("rgrasp_viz.viz.dashboards._explorer.solve",
                         lambda *a, **k: calls.append(1))
     with pytest.raises(exc, match=word):
         rv.explore(n=60, d=40, **kwargs)
@@ -125,7 +125,7 @@ def test_explore_checks_its_options_first(kwargs, exc, word, monkeypatch):
 ])
 def test_compare_checks_its_options_first(kwargs, exc, word, monkeypatch):
     calls = []
-    monkeypatch.setattr("rgrasp_viz.viz.dashboards.comparison.solve",
+    monkeypatch.setattr("rgrasp_viz.viz.dashboards._comparison.solve",
                         lambda *a, **k: calls.append(1))
     with pytest.raises(exc, match=word):
         rv.compare(rv.make_regression(n=60, d=40, s_star=3, random_state=0), ("grasp",),
@@ -177,11 +177,11 @@ def test_register_method_refuses_a_string_of_aliases():
         rv.register_method("strgd", _gd, aliases="xyz")
     assert "strgd" not in rv.method_names()
     with pytest.raises(ValueError, match="unknown method"):
-        rv.solvers.registry.get_method("x")
+        rv.get_method("x")
     spec = rv.register_method("strgd", _gd, aliases=("xyz",))
     try:
         assert spec.aliases == ("xyz",)
-        assert rv.solvers.registry.get_method("XYZ").name == "strgd"
+        assert rv.get_method("XYZ").name == "strgd"
     finally:
         rv.unregister_method("strgd")
 
@@ -252,7 +252,7 @@ def test_eight_threads_registering_one_name_one_succeeds(busy_switching):
             rv.unregister_method(name)
         assert name not in rv.method_names()
         with pytest.raises(ValueError):
-            rv.solvers.registry.get_method(name + "-alias")
+            rv.get_method(name + "-alias")
 
 
 def test_registry_readers_see_snapshots_while_others_register(busy_switching):
@@ -606,7 +606,7 @@ def test_debouncer_busy_ticks_only_for_slow_computations():
 
 
 def test_animation_headlines_show_labels_as_text(small_run, tmp_path):
-    from rgrasp_viz.viz import animate as A
+    from rgrasp_viz.viz import _animate as A
 
     tr = Trace.load(crafted_trace(small_run, tmp_path / "evil.npz", method=PAYLOAD))
     head = A._frame_title([PAYLOAD], [tr], [(1, None)], 0.5, None)

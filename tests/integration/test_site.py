@@ -80,7 +80,7 @@ def _expected_figures(path):
 def _fake_notebook():
     fig = {"data": [{"type": "scatter", "x": [0, 1, 2], "y": [1, 3, 2]}],
            "layout": {"height": 300, "title": {"text": "a </script> in a title"}}}
-    from rgrasp_viz.viz.static import BINDER_LAB, static_html
+    from rgrasp_viz.viz._static import BINDER_LAB, static_html
 
     dash_html = static_html([fig], title="rv.play")
     widget = {"model_id": "abc", "version_major": 2, "version_minor": 0}
@@ -500,11 +500,11 @@ def test_figures_on_the_site_answer_the_mouse(served, chromium_path):
             browser.close()
 
 
-# -- static copies of the dashboards (rgrasp_viz.viz.static) ------------------------------------
+# -- static copies of the dashboards (rgrasp_viz.viz._static) ------------------------------------
 
 
 def test_thin_figure_keeps_whole_marks_and_the_ends():
-    from rgrasp_viz.viz.static import thin_figure
+    from rgrasp_viz.viz._static import thin_figure
 
     n = 3000
     xs = np.repeat(np.arange(n, dtype=float), 3)
@@ -548,7 +548,7 @@ def dashboards():
 
 
 def test_dashboards_add_a_static_copy_next_to_the_live_widget(dashboards):
-    from rgrasp_viz.viz.static import BINDER_LAB
+    from rgrasp_viz.viz._static import BINDER_LAB
 
     n_figs = {"play": 3, "compare": 2 + 2, "explore": 3}
     for name, dash in dashboards.items():

@@ -21,12 +21,14 @@ import pytest
 from filelock import FileLock
 from ttyrun import TtyRun
 
-from rgrasp_viz import Trace, cli
+from rgrasp_viz import Trace
+from rgrasp_viz import _cli as cli
 from rgrasp_viz import reproduce as R
 from rgrasp_viz.exceptions import OutputError
-from rgrasp_viz.reproduce import output, report
-from rgrasp_viz.reproduce.output import OutputFolder
-from rgrasp_viz.solvers.registry import run_label
+from rgrasp_viz.reproduce import _output as output
+from rgrasp_viz.reproduce import _report as report
+from rgrasp_viz.reproduce._output import OutputFolder
+from rgrasp_viz.solvers._registry import run_label
 
 pytest.importorskip("plotly")
 
@@ -55,7 +57,7 @@ def assert_complete_run(out, seed):
 
 def assert_nothing_beside(out):
     """No temporary folder or old run left beside ``out``; at most its lock file, unlocked
-    (a lock file stays in place: see rgrasp_viz/reproduce/output.py)."""
+    (a lock file stays in place: see rgrasp_viz/reproduce/_output.py)."""
     beside = sorted(p.name for p in out.parent.iterdir() if p.name.startswith(f".{out.name}."))
     assert beside in ([], [f".{out.name}.lock"]), beside
     if beside:
@@ -287,7 +289,7 @@ def test_rerun_without_png_leaves_no_stale_png(tmp_path, monkeypatch):
 
     from rgrasp_viz.viz import figures
 
-    export = importlib.import_module("rgrasp_viz.viz.export")  # the module, not the function
+    export = importlib.import_module("rgrasp_viz.viz._export")  # the module, not the function
 
     monkeypatch.setattr(figures, "find_chromium", lambda: "/usr/bin/chromium")
     monkeypatch.setattr(export, "find_chromium", lambda: "/usr/bin/chromium")

@@ -1,5 +1,5 @@
 """Precomputed Figure 1 runs for the course: ``scripts/precompute_fig1.py`` and
-``rgrasp_viz.reproduce.precomputed`` (compact copies round-trip what ``reproduce`` wrote)."""
+``rgrasp_viz.reproduce._precomputed`` (compact copies round-trip what ``reproduce`` wrote)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rgrasp_viz.reproduce import precomputed as P
-from rgrasp_viz.reproduce.experiments import METHODS
-from rgrasp_viz.reproduce.report import trace_filename
-from rgrasp_viz.trace import Trace
+from rgrasp_viz._trace import Trace
+from rgrasp_viz.reproduce import _precomputed as P
+from rgrasp_viz.reproduce._experiments import METHODS
+from rgrasp_viz.reproduce._report import trace_filename
 from rgrasp_viz.viz import figures as F
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 
 import rgrasp_viz as rv
-from rgrasp_viz import Trace, cli, datasets
+from rgrasp_viz import Trace, datasets
+from rgrasp_viz import _cli as cli
 from rgrasp_viz import reproduce as R
-from rgrasp_viz.solvers.registry import get_method, method_label, method_names
-from rgrasp_viz.trace import TraceBuilder
+from rgrasp_viz._trace import TraceBuilder
+from rgrasp_viz.solvers._registry import get_method, method_label, method_names
 
 pytest.importorskip("plotly")
 

@@ -17,7 +17,7 @@ import pytest
 import scipy.sparse as sp
 
 import rgrasp_viz as rv
-from rgrasp_viz.problems import Problem, make_classification, make_regression
+from rgrasp_viz._problems import Problem, make_classification, make_regression
 
 # tol=0 must mean "run max_iter iterations": disable the objective-stagnation stop when
 # this version of solve has one

@@ -22,7 +22,7 @@ import pytest
 import rgrasp_viz as rv
 from rgrasp_viz import _kernels as K
 from rgrasp_viz.solvers import _common
-from rgrasp_viz.solvers.params import J_CAP, J_FLOOR, check_params, max_inner_steps
+from rgrasp_viz.solvers._params import J_CAP, J_FLOOR, check_params, max_inner_steps
 
 ROOT = str(Path(__file__).resolve().parents[2])
 
@@ -155,7 +155,7 @@ _LONG_SOLVE = textwrap.dedent("""
     import sys, time
     import numpy as np
     import rgrasp_viz as rv
-    from rgrasp_viz.solvers import params
+    from rgrasp_viz.solvers import _params as params
     params.J_FLOOR = 10**6  # allow a minute-long epoch on 10 samples
     rng = np.random.default_rng(0)
     warm = rv.make_regression(n=20, d=30, s_star=3, random_state=0)

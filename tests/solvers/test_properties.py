@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from numpy_reference import hard_threshold_ref, top_k_ref
 
 import rgrasp_viz as rv
-from rgrasp_viz.problems import Problem, make_classification, make_regression
+from rgrasp_viz._problems import Problem, make_classification, make_regression
 
 # tol-based stopping only: disable the objective-stagnation stop when solve has one
 NO_FTOL = {"ftol": 0.0} if "ftol" in inspect.signature(rv.solve).parameters else {}

@@ -12,7 +12,7 @@ import scipy.sparse as sp
 
 import rgrasp_viz as rv
 from rgrasp_viz.exceptions import ConvergenceWarning
-from rgrasp_viz.solvers.status import MESSAGES, Status
+from rgrasp_viz.solvers._status import MESSAGES, Status
 
 
 def problems():

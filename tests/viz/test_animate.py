@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import rgrasp_viz as rv
-from rgrasp_viz.viz import animate as A
+from rgrasp_viz.viz import _animate as A
 from rgrasp_viz.viz import figures as F
 
 N, D, S, J = 60, 30, 3, 30

@@ -173,7 +173,7 @@ def check_options(*, debounce=None, max_rows=None, n_ticks=None, interval=None):
     TypeError, ValueError
         Naming the option.
     """
-    from ...solvers.params import _check_int, _check_nonneg
+    from ...solvers._params import _check_int, _check_nonneg
 
     out = {}
     if debounce is not None:
@@ -194,7 +194,7 @@ def status_kind(status):
     """The colour of a run's status line: ``"ok"`` (green) for CONVERGED only, ``"error"``
     for DIVERGED, ``"warn"`` for every other way a run stops (MAX_ITER, MAX_PASSES,
     STALLED, NO_PROGRESS, CALLBACK: it did not converge)."""
-    from ...solvers.status import Status
+    from ...solvers._status import Status
 
     status = Status(int(status))
     if status is Status.CONVERGED:

@@ -18,10 +18,10 @@ import plotly.graph_objects as go
 import pytest
 
 import rgrasp_viz as rv
-from rgrasp_viz.solvers.registry import get_method, method_names
+from rgrasp_viz.solvers._registry import get_method, method_names
 from rgrasp_viz.viz import dashboards as D
 from rgrasp_viz.viz import figures as F
-from rgrasp_viz.viz.dashboards import controls as C
+from rgrasp_viz.viz.dashboards import _controls as C
 
 SMALL = {"n": 200, "d": 300, "seed": 1, "noise": 0.01}
 ROOT = Path(__file__).resolve().parents[3]
@@ -229,7 +229,7 @@ def test_errors_are_shown_inside_the_dashboard(dash, monkeypatch):
     def boom(*args, **kwargs):
         raise RuntimeError("kaboom from the solver")
 
-    monkeypatch.setattr("rgrasp_viz.viz.dashboards.explorer.solve", boom)
+    monkeypatch.setattr("rgrasp_viz.viz.dashboards._explorer.solve", boom)
     dash.sliders["s"].value = 8
     assert "kaboom from the solver" in dash.status.value
     assert dash.error == "RuntimeError: kaboom from the solver"
@@ -644,7 +644,7 @@ def test_an_explorer_that_cannot_solve_shows_its_message_and_no_plots(monkeypatc
     def boom(*args, **kwargs):
         raise RuntimeError("kaboom from the solver")
 
-    monkeypatch.setattr("rgrasp_viz.viz.dashboards.explorer.solve", boom)
+    monkeypatch.setattr("rgrasp_viz.viz.dashboards._explorer.solve", boom)
     dash = rv.explore(debounce=0, cost=1e-6, **SMALL)
     try:
         assert "kaboom" in dash.status.value and "rgrasp-error" in dash.status.value

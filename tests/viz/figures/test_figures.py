@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 import pytest
 
 import rgrasp_viz as rv
-from rgrasp_viz.solvers.registry import method_names
+from rgrasp_viz.solvers._registry import method_names
 from rgrasp_viz.viz import figures as F
 from rgrasp_viz.viz import measured_threshold_cost
 

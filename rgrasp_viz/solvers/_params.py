@@ -13,8 +13,8 @@ import numbers
 
 import numpy as np
 
-from .registry import get_method, normalize_reading
-from .steps import default_eta
+from ._registry import get_method, normalize_reading
+from ._steps import default_eta
 
 __all__ = ["SolveParams", "check_always_select", "check_flag", "check_params",
            "max_inner_steps"]

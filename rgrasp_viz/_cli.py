@@ -18,8 +18,8 @@ import numpy as np
 
 from . import make_regression, solve
 from .exceptions import ConvergenceWarning
-from .reproduce import command
-from .solvers.registry import get_method, method_names, run_label
+from .reproduce import _command as command
+from .solvers._registry import get_method, method_names, run_label
 
 _ORDER = method_names(paper_only=True)
 

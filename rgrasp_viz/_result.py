@@ -10,7 +10,7 @@ from .exceptions import ConvergenceWarning
 
 
 class SolveResult(OptimizeResult):
-    """``OptimizeResult`` with the run's :class:`~rgrasp_viz.trace.Trace`.
+    """``OptimizeResult`` with the run's :class:`~rgrasp_viz._trace.Trace`.
 
     Attributes
     ----------
@@ -24,7 +24,7 @@ class SolveResult(OptimizeResult):
         True for ``Status.CONVERGED`` only.
     status : Status
         Why the run stopped (:class:`~rgrasp_viz.Status`; one message table in
-        :mod:`rgrasp_viz.solvers.status`).
+        :mod:`rgrasp_viz.solvers._status`).
     message : str
         Human-readable reason for stopping.
     trace : Trace

@@ -19,10 +19,10 @@ import numpy as np
 
 from .._progress import bar as progress_bar
 from ..solvers import solve
-from ..solvers.registry import get_method, normalize_reading
-from ..solvers.status import Status
-from .claims import TARGET_LEVEL, reach, relative_gap
-from .experiments import (
+from ..solvers._registry import get_method, normalize_reading
+from ..solvers._status import Status
+from ._claims import TARGET_LEVEL, reach, relative_gap
+from ._experiments import (
     METHODS,
     PASS_BUDGET,
     build_problem,

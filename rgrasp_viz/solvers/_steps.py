@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from .. import losses
 from .._kernels import top_k
-from .registry import get_method, normalize_reading
+from ._registry import get_method, normalize_reading
 
 # -- step-size rules -------------------------------------------------------------------------
 

@@ -32,6 +32,7 @@ import plotly.io as pio
 from .._io import atomic_path
 from .._progress import bar as progress_bar
 from ..analysis import as_traces, replay_frames
+from ..solvers import run_label
 from . import figures as F
 
 __all__ = ["VIEWS", "Animation", "animate", "animation_frames", "compose", "find_encoder"]
@@ -342,7 +343,7 @@ class _Panels:
                                            "range": self.coef_range, "autorange": False}
             elif view == "support":
                 spec = F.with_cursor(self.raster, _cursor(self.trace, t, step))
-                title = (f"Support of {F.esc(F.trace_label(self.trace))}<br><sup>★ true support · "
+                title = (f"Support of {F.esc(run_label(self.trace))}<br><sup>★ true support · "
                          "dotted line: now</sup>")
                 spec = {"data": spec["data"], "layout": {**spec["layout"],
                                                           "title": {"text": title}}}

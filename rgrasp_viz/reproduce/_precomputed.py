@@ -8,7 +8,7 @@ and the last) and ``<name>.json`` (settings, ``F*`` with its source, the method 
 claims with their verdicts, the pass-counting rule).  ``np.savez_compressed`` without pickle;
 both written atomically.
 
-:func:`load` gives the runs back as :class:`~rgrasp_viz.trace.Trace` objects that the figure
+:func:`load` gives the runs back as :class:`~rgrasp_viz._trace.Trace` objects that the figure
 builders read (``meta["compact"]`` is True: events, checkpoints, ``Z`` and ``T`` are not kept,
 and the supports of iterations between the kept ones are empty), the claims, and ``F*`` as
 an :class:`~rgrasp_viz.analysis.FStar`, so a gap curve is measured against the same ``F*``
@@ -25,9 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from .._io import atomic_path
+from .._trace import Trace
 from ..analysis import FStar
-from ..trace import Trace
-from .claims import PASS_RULE
+from ._claims import PASS_RULE
 
 __all__ = ["MAX_SUPPORTS", "PASS_RULE", "Precomputed", "compact_arrays", "load", "save"]
 
@@ -58,7 +58,7 @@ class Precomputed:
     settings : dict
         Problem, budget, seed, reading, methods' step sizes, wall time of the run.
     pass_rule : str
-        How passes were counted (:data:`~rgrasp_viz.reproduce.claims.PASS_RULE` when the
+        How passes were counted (:data:`~rgrasp_viz.reproduce._claims.PASS_RULE` when the
         run was made).
     """
 

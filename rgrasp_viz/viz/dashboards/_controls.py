@@ -18,7 +18,7 @@ from collections.abc import Callable
 import ipywidgets as widgets
 
 from ...solvers import solve
-from ...solvers.registry import READINGS, normalize_reading
+from ...solvers._registry import READINGS, normalize_reading
 
 __all__ = ["CONTROLS", "M_TOOLTIP", "STOPPING", "Control", "build_controls", "default_reading",
            "eta_range", "reading_control", "reading_note", "solve_kwargs", "stopping",
@@ -105,7 +105,7 @@ class Control:
         ``bounds(problem, value) -> dict`` of widget keywords (``min``, ``max``, ``step``,
         ``options``) for the problem shown and the initial value.
     uses : callable, optional
-        ``uses(spec) -> bool`` for a :class:`~rgrasp_viz.solvers.registry.MethodSpec`; the
+        ``uses(spec) -> bool`` for a :class:`~rgrasp_viz.solvers._registry.MethodSpec`; the
         control is disabled for methods that do not use it.  None: every method uses it.
     solve_key : str, optional
         The :func:`rgrasp_viz.solve` keyword it sets (None: a parameter of the synthetic

@@ -48,7 +48,7 @@ from . import losses
 from ._kernels.threads import BlasThreads
 from .exceptions import DataWarning
 from .solvers import solve
-from .solvers.params import check_always_select
+from .solvers._params import check_always_select
 
 __all__ = ["DEFAULT_METHOD", "SCALE_RATIO", "SparseLinearRegression",
            "SparseLogisticRegression"]
@@ -163,7 +163,7 @@ class _SparseLinearModel(BaseEstimator):
             x0[d] = _intercept_start(y_work, loss)
         else:
             A, b, icol = X, y_work, None
-        from .problems import Problem
+        from ._problems import Problem
 
         prob = Problem(A, b, loss=loss, l2=float(self.l2))
         res = solve(prob, self.method, s=s, eta=self.eta, J=self.J, m=self.m,

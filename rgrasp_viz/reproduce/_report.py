@@ -6,7 +6,7 @@ effective passes / solver seconds; ``.png`` twins when Chromium is found),
 ``traces/<method>.npz`` (:meth:`rgrasp_viz.Trace.save`), ``claims.md`` and ``run.json``
 (settings, ``F*`` and its source, step sizes, budgets, versions).  Every file is written
 atomically (:mod:`rgrasp_viz._io`) into the run's temporary folder
-(:class:`~rgrasp_viz.reproduce.output.OutputFolder`).
+(:class:`~rgrasp_viz.reproduce._output.OutputFolder`).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from .._io import atomic_path, write_text
-from ..solvers.registry import READINGS, get_method, run_label
-from .claims import (
+from ..solvers._registry import READINGS, get_method, run_label
+from ._claims import (
     PASS_RULE,
     format_claims,
     format_target_table,
@@ -30,8 +30,8 @@ from .claims import (
     targets_text,
     verdict_summary,
 )
-from .experiments import Experiment, ProblemInfo, say
-from .tuning import TUNE_SEED_OFFSET, TUNE_SEEDS
+from ._experiments import Experiment, ProblemInfo, say
+from ._tuning import TUNE_SEED_OFFSET, TUNE_SEEDS
 
 __all__ = ["Report", "default_out", "print_summary", "trace_filename", "write_outputs"]
 

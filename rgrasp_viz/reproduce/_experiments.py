@@ -22,6 +22,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from .._problems import Problem, make_regression
 from .._progress import note
 from ..exceptions import (
     ChecksumError,
@@ -29,12 +30,11 @@ from ..exceptions import (
     DataFileError,
     DatasetUnavailableError,
 )
-from ..problems import Problem, make_regression
 from ..reference import REFERENCE_FACTOR, least_squares_on, reference
 from ..solvers import default_eta, solve
 from ..solvers import warm_up as solvers_warm_up
-from ..solvers.registry import get_method, method_names, normalize_reading
-from ..solvers.status import Status
+from ..solvers._registry import get_method, method_names, normalize_reading
+from ..solvers._status import Status
 
 __all__ = [
     "EXPERIMENTS",

@@ -11,12 +11,23 @@ from collections import OrderedDict
 
 import ipywidgets as widgets
 
+from ..._problems import as_problem, make_regression
 from ...analysis import same_iterates
-from ...problems import as_problem, make_regression
 from ...solvers import check_params, default_eta, solve
-from ...solvers.registry import get_method, method_label, method_names, run_label
+from ...solvers._registry import get_method, method_label, method_names, run_label
+from .. import _static as static
 from .. import figures as F
-from .. import static
+from ._controls import (
+    CONTROLS,
+    build_controls,
+    default_reading,
+    eta_range,
+    reading_note,
+    solve_kwargs,
+    stopping,
+    stopping_text,
+)
+from ._debounce import Debouncer
 from ._widgets import (
     busy_text,
     check_options,
@@ -28,17 +39,6 @@ from ._widgets import (
     update_figure,
     view_fstar,
 )
-from .controls import (
-    CONTROLS,
-    build_controls,
-    default_reading,
-    eta_range,
-    reading_note,
-    solve_kwargs,
-    stopping,
-    stopping_text,
-)
-from .debounce import Debouncer
 
 __all__ = ["Explorer", "explore"]
 
@@ -65,8 +65,8 @@ class Explorer(widgets.VBox):
     warning when ``s < s*`` or when the ``d`` slider changed ``s*``), ``η`` with
     ``(default rule)`` or ``(chosen)``, and the halvings of a default step size.  A diverged
     run is drawn dotted next to the last run that did not diverge.  Every method stops by
-    the same rule (:data:`~rgrasp_viz.viz.dashboards.controls.STOPPING`).  The controls come from
-    :data:`~rgrasp_viz.viz.dashboards.controls.CONTROLS`; those the current method does not
+    the same rule (:data:`~rgrasp_viz.viz.dashboards._controls.STOPPING`).  The controls come from
+    :data:`~rgrasp_viz.viz.dashboards._controls.CONTROLS`; those the current method does not
     use are disabled; the reading control (``"inner"``) has its explanation next to it.
 
     Attributes
@@ -548,7 +548,7 @@ class Explorer(widgets.VBox):
 
     def _repr_mimebundle_(self, **kwargs):
         """The live widget, plus a static copy of the figures for pages without a kernel
-        (:func:`rgrasp_viz.viz.static.explorer_bundle`)."""
+        (:func:`rgrasp_viz.viz._static.explorer_bundle`)."""
         return static.explorer_bundle(self, super()._repr_mimebundle_(**kwargs))
 
 
@@ -599,7 +599,7 @@ def explore(problem=None, method="svrgsp+", **kwargs):
         (the reading of Algorithm 2; default that of :func:`rgrasp_viz.solve`), ``n``,
         ``d``, ``noise``, ``seed``, the stopping rule shared by every method (``max_passes``,
         ``tol``, ``ftol``, ``patience``, ``max_iter``; defaults
-        :data:`~rgrasp_viz.viz.dashboards.controls.STOPPING`), ``x`` (convergence axis),
+        :data:`~rgrasp_viz.viz.dashboards._controls.STOPPING`), ``x`` (convergence axis),
         ``debounce`` (seconds, default 0.1; 0 solves synchronously in the caller's thread),
         ``reference`` (``"exact"``: F* from the shared reference without a re-run, below
         every run shown, see :func:`rgrasp_viz.reference.reference`; or None: the lowest

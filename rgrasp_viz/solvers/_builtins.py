@@ -1,5 +1,5 @@
-"""The built-in methods: one registry entry each (implementations in :mod:`.methods`,
-:mod:`.rgrasp` and :mod:`.subsolvers`).
+"""The built-in methods: one registry entry each (implementations in ``_methods.py``,
+``_rgrasp.py`` and ``_subsolvers.py``).
 
 Colours: Okabe-Ito (colour-blind safe); the paper's two methods in warm colours, the
 baselines in cool ones.  Adding a built-in method is one implementation plus one entry here.
@@ -7,10 +7,10 @@ baselines in cool ones.  Adding a built-in method is one implementation plus one
 
 from __future__ import annotations
 
-from . import methods as M
-from .registry import READINGS, MethodSpec, add
-from .rgrasp import framework
-from .subsolvers import Exact, SemiStochastic
+from . import _methods as M
+from ._registry import READINGS, MethodSpec, add
+from ._rgrasp import framework
+from ._subsolvers import Exact, SemiStochastic
 
 _BOTH = tuple(READINGS)
 

@@ -22,8 +22,8 @@ from ..exceptions import (
     OutputError,
     OutputWriteError,
 )
-from ..solvers.registry import normalize_reading, run_label
-from .claims import (
+from ..solvers._registry import normalize_reading, run_label
+from ._claims import (
     FSTAR_GUARD,
     GAP_LEVELS,
     PASS_RULE,
@@ -33,7 +33,7 @@ from .claims import (
     target_table,
     verdict_counts,
 )
-from .experiments import (
+from ._experiments import (
     EXPERIMENTS,
     METHODS,
     PASS_BUDGET,
@@ -45,9 +45,9 @@ from .experiments import (
     status_text,
     warm_up,
 )
-from .output import OutputFolder, check_out
-from .report import Report, default_out, method_row, print_summary, reading_text, write_outputs
-from .tuning import TUNE_SEED_OFFSET, TUNE_SEEDS, factor_key, tune, tuned_factor
+from ._output import OutputFolder, check_out
+from ._report import Report, default_out, method_row, print_summary, reading_text, write_outputs
+from ._tuning import TUNE_SEED_OFFSET, TUNE_SEEDS, factor_key, tune, tuned_factor
 
 __all__ = ["MAX_BUDGET", "add_parser", "budget_arg", "check_run_args", "main", "reading_arg",
            "run", "seed_arg"]

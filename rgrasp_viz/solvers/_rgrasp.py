@@ -28,9 +28,9 @@ import scipy.sparse as sp
 from .. import _kernels as K
 from .. import losses
 from ._common import Method, StepResult, gather_columns, merge_support
-from .registry import MethodSpec, add, remove, specs
-from .steps import ETA_RULES
-from .subsolvers import SubResult
+from ._registry import MethodSpec, add, remove, specs
+from ._steps import ETA_RULES
+from ._subsolvers import SubResult
 
 __all__ = ["RGraSP", "SubProblem", "framework", "read_only_problem", "register_method",
            "unregister_method"]

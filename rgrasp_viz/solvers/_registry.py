@@ -6,7 +6,7 @@ else: the solver driver, :func:`~rgrasp_viz.default_eta`, the figures (labels, c
 dashboards (method picker), ``reproduce``, the command line and the tests all read this
 table.  A new built-in method is one implementation plus one entry below; a learner's own
 sub-problem solver joins the table through :func:`rgrasp_viz.register_method`.  The
-built-in entries are in :mod:`.builtins`.
+built-in entries are in ``_builtins.py``.
 
 Algorithm 2's iterate can live in two places ("readings", :data:`READINGS`): on all ``d``
 coordinates, as the paper writes it (the default), or on the merged support ``T`` only, a
@@ -89,9 +89,9 @@ class MethodSpec:
         ``#RRGGBB`` colour used by every figure.
     factory : callable
         ``factory(problem, params, workspace) -> step object`` (see
-        :mod:`rgrasp_viz.solvers.methods`).
+        :mod:`rgrasp_viz.solvers._methods`).
     eta_rule : str or callable or None
-        Default step-size rule: a rule name of :mod:`rgrasp_viz.solvers.steps`, a callable
+        Default step-size rule: a rule name of :mod:`rgrasp_viz.solvers._steps`, a callable
         ``rule(problem, s, inner, batch_size) -> float``, or None for a method without a step
         size (GraSP).
     aliases : tuple of str
@@ -245,21 +245,32 @@ def method_color(method):
         return _OTHER_COLOR
 
 
-def run_label(method, inner=None):
+def run_label(run, inner=None):
     """The label of a run: the method's label, marked ``(on T)`` for our variant of
-    Algorithm 2 (the paper's reading is unmarked).
+    Algorithm 2 (the paper's reading is unmarked).  The one run-label helper: tables, legends,
+    figure titles and the command line all name runs with it.
 
     Parameters
     ----------
-    method : str
+    run : str, Trace, SolveResult or fitted estimator
+        A method name (then ``inner`` gives the reading), or a run, whose method and reading
+        are read from its trace.
     inner : str, optional
-        The run's reading (``trace.meta["inner"]``); ignored for methods without readings.
+        The run's reading (``trace.meta["inner"]``) when ``run`` is a method name; ignored
+        for methods without readings.
     """
-    label = method_label(method)
+    if not isinstance(run, str):
+        trace = run
+        for attr in ("trace", "trace_"):  # a SolveResult, a fitted estimator
+            if getattr(trace, attr, None) is not None:
+                trace = getattr(trace, attr)
+                break
+        run, inner = trace.method, trace.meta.get("inner")
+    label = method_label(run)
     if inner is None:
         return label
     try:
-        spec = get_method(method)
+        spec = get_method(run)
         reading = READINGS[normalize_reading(inner)]
     except (TypeError, ValueError):
         return label

@@ -1,7 +1,7 @@
 """The methods that are not instances of Algorithm 1: FG-HT, SG-HT, SVRGHT and HTP.
 
 (GraSP, SVRGSP and SVRGSP+ are Algorithm 1 with different step-5 solvers: see
-:mod:`.rgrasp` and :mod:`.subsolvers`.)  Every method object exposes
+``_rgrasp.py`` and ``_subsolvers.py``.)  Every method object exposes
 ``step(x, rng) -> StepResult``; the driver (:mod:`._driver`) times that call, records its
 result, calls back and tests stopping.  Random indices come from the
 ``np.random.Generator`` passed in, one ``rng.integers(0, n, size=...)`` call per outer
@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _kernels as K
 from ._common import Method, StepResult, threshold
-from .subsolvers import exact_fit
+from ._subsolvers import exact_fit
 
 
 class FGHT(Method):

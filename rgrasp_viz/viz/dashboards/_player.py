@@ -7,11 +7,11 @@ import numbers
 import ipywidgets as widgets
 import numpy as np
 
+from ..._trace import dimension_problem
 from ...analysis import as_trace, event_positions, frame_iteration, replay_frames, thresholds_until
-from ...solvers.registry import method_label
-from ...trace import dimension_problem
+from ...solvers._registry import method_label
+from .. import _static as static
 from .. import figures as F
-from .. import static
 from ._widgets import PLAY_INTERVAL, check_options, esc, figure_widget, link_replay, spec_patch
 
 __all__ = ["Player", "play"]
@@ -135,7 +135,7 @@ class Player(widgets.VBox):
 
     def _repr_mimebundle_(self, **kwargs):
         """The live widget, plus a static copy of the figures for pages without a kernel
-        (:func:`rgrasp_viz.viz.static.player_bundle`)."""
+        (:func:`rgrasp_viz.viz._static.player_bundle`)."""
         return static.player_bundle(self, super()._repr_mimebundle_(**kwargs))
 
 

@@ -39,8 +39,8 @@ import numpy as np
 
 from ..analysis import IDENTICAL_RTOL, first_crossing, same_iterates
 from ..reference import Reference
-from ..solvers.registry import get_method, method_label, method_names, run_label
-from ..solvers.status import Status
+from ..solvers._registry import get_method, method_label, method_names, run_label
+from ..solvers._status import Status
 
 __all__ = [
     "BASELINES",

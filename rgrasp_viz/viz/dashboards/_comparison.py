@@ -8,12 +8,14 @@ import math
 import ipywidgets as widgets
 import numpy as np
 
+from ..._problems import as_problem, make_regression
 from ...analysis import event_positions, frame_at, replay_frames, thresholds_until
-from ...problems import as_problem, make_regression
 from ...solvers import check_params, solve
-from ...solvers.registry import get_method, method_color, run_label
+from ...solvers._registry import get_method, method_color, run_label
+from .. import _static as static
 from .. import figures as F
-from .. import static
+from ._controls import M_TOOLTIP, default_reading, reading_control, stopping, stopping_text
+from ._debounce import Debouncer
 from ._widgets import (
     PLAY_INTERVAL,
     busy_text,
@@ -28,8 +30,6 @@ from ._widgets import (
     update_figure,
     view_fstar,
 )
-from .controls import M_TOOLTIP, default_reading, reading_control, stopping, stopping_text
-from .debounce import Debouncer
 
 __all__ = ["Comparison", "compare"]
 
@@ -43,7 +43,7 @@ every tick; SVRGHT's comb of 28,000 marks is denser than the pixels anyway)."""
 class Comparison(widgets.VBox):
     """Several methods on one problem and seed, replayed in sync (build with :func:`compare`).
 
-    Every method stops by the same rule (:data:`~rgrasp_viz.viz.dashboards.controls.STOPPING`:
+    Every method stops by the same rule (:data:`~rgrasp_viz.viz.dashboards._controls.STOPPING`:
     one pass budget, one ``tol``, one ``ftol`` and ``patience``), so the table's iterations,
     passes and times compare like with like; the table and the convergence plot measure the
     objective against one ``F*`` (:attr:`fstar`), whose source they show.  A reading control
@@ -372,7 +372,7 @@ class Comparison(widgets.VBox):
 
     def _repr_mimebundle_(self, **kwargs):
         """The live widget, plus a static copy of the figures for pages without a kernel
-        (:func:`rgrasp_viz.viz.static.comparison_bundle`)."""
+        (:func:`rgrasp_viz.viz._static.comparison_bundle`)."""
         return static.comparison_bundle(self, super()._repr_mimebundle_(**kwargs))
 
 
@@ -397,7 +397,7 @@ def compare(problem=None, methods=("svrght", "svrgsp", "svrgsp+"), **kwargs):
         reading of Algorithm 2; default that of :func:`rgrasp_viz.solve`; a control switches
         it), ``m`` (SVRGSP+, default 6; a slider), the stopping rule shared by every method
         (``max_passes``, ``tol``, ``ftol``, ``patience``, ``max_iter``; defaults
-        :data:`~rgrasp_viz.viz.dashboards.controls.STOPPING`), ``eta``, ``J``,
+        :data:`~rgrasp_viz.viz.dashboards._controls.STOPPING`), ``eta``, ``J``,
         ``batch_size``, ``record_every`` (applied to every method that uses them),
         ``record_iterates`` (default True: replay inside epochs), ``interval`` (ms per Play
         tick), ``n_ticks`` (slider positions), ``reference`` (``"exact"``: F* below every
