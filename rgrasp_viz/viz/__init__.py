@@ -16,6 +16,8 @@ first use.
 
 from __future__ import annotations
 
+import importlib
+
 from . import figures
 from ._animate import Animation
 from ._cost import measured_threshold_cost
@@ -24,9 +26,7 @@ from ._cost import measured_threshold_cost
 def __getattr__(name):
     # the dashboards pull in ipywidgets; load them only when asked for
     if name == "dashboards":
-        from . import dashboards  # lazy: ipywidgets loads on first use
-
-        return dashboards
+        return importlib.import_module(".dashboards", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -612,7 +612,7 @@ def test_dashboards_load_lazily_from_the_top_level():
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["before"] == [] and out["after"] == ["ipywidgets", "plotly"]
-    assert out["mods"] == [f"rgrasp_viz.viz.dashboards.{m}"
+    assert out["mods"] == [f"rgrasp_viz.viz.dashboards._{m}"
                            for m in ("explorer", "player", "comparison")]
     assert out["names"] == ["explore", "play", "compare"]
     assert rv.explore is D.explore and rv.play is D.play and rv.compare is D.compare
