@@ -21,7 +21,7 @@ use too (scikit-learn is an optional dependency).
 __version__ = "0.1.0"
 
 from . import datasets  # noqa: E402
-from ._kernels import hard_threshold, top_k  # noqa: E402
+from ._kernels import top_k  # noqa: E402
 from .problems import Problem, as_problem, make_classification, make_regression  # noqa: E402
 from .result import ConvergenceWarning, DataWarning, SolveResult  # noqa: E402
 from .solvers import (  # noqa: E402
@@ -29,6 +29,7 @@ from .solvers import (  # noqa: E402
     SubProblem,
     default_eta,
     get_method,
+    hard_threshold,
     method_names,
     register_method,
     solve,

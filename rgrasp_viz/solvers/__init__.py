@@ -16,11 +16,11 @@ from .registry import (
     method_names,
     run_label,
 )
-from .rgrasp import SubProblem, register_method, unregister_method
+from .rgrasp import SubProblem, hard_threshold, register_method, unregister_method
 from .status import Status
 from .steps import default_eta, restricted_row_smoothness, restricted_smoothness
 
 __all__ = ["READINGS", "WORK_RTOL", "MethodSpec", "SolveParams", "Status", "SubProblem",
-           "check_params", "default_eta", "get_method", "method_color", "method_label",
-           "method_names", "register_method", "restricted_row_smoothness",
+           "check_params", "default_eta", "get_method", "hard_threshold", "method_color",
+           "method_label", "method_names", "register_method", "restricted_row_smoothness",
            "restricted_smoothness", "run_label", "solve", "unregister_method", "warm_up"]

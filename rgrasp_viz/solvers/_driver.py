@@ -380,11 +380,12 @@ class _Run:
             with np.errstate(over="ignore", invalid="ignore"):
                 F = _objective(prob, out.x) if np.all(np.isfinite(out.x)) else math.inf
             _record(self.builder, impl, prob, t, out, ws)
+            _, ev_in, ev_out = out.inner_events(ws)
             self.builder.add_iteration(
                 iteration=t, passes=self.passes, time=self.time, objective=F,
                 rel_error=prob.rel_error(out.x), x=out.x, n_thresholds=self.n_thr,
-                inner_entered=int(ws.ev_in[: out.n_events].sum()) if p.record else 0,
-                inner_left=int(ws.ev_out[: out.n_events].sum()) if p.record else 0,
+                inner_entered=int(ev_in.sum()) if p.record else 0,
+                inner_left=int(ev_out.sum()) if p.record else 0,
                 inner_steps=out.inner_steps, Z=out.Z, T=out.T, b_T=out.b_T)
             self.nit = t
             if out.status != 0 or not math.isfinite(F) or F > EXPLODE_FACTOR * max(self.F0,
@@ -592,8 +593,7 @@ def _objective(prob, x):
 def _record(builder, impl, prob, t, out, ws):
     """Copy one iteration's inner events and checkpoints from the workspace into the trace."""
     if impl.p.record and out.n_events:
-        k = out.n_events
-        builder.add_events(t, ws.ev_step[:k], ws.ev_in[:k], ws.ev_out[:k], kind=0)
+        builder.add_events(t, *out.inner_events(ws), kind=0)
     if out.outer_event is not None:
         prev = builder.prev_support
         sup = np.flatnonzero(out.x)
