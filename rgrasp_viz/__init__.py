@@ -27,6 +27,7 @@ from .result import ConvergenceWarning, DataWarning, SolveResult  # noqa: E402
 from .solvers import (  # noqa: E402
     Status,
     SubProblem,
+    cuts_per_epoch,
     default_eta,
     get_method,
     hard_threshold,
@@ -70,6 +71,7 @@ __all__ = [
     "Trace",
     "__version__",
     "as_problem",
+    "cuts_per_epoch",
     "datasets",
     "default_eta",
     "get_method",

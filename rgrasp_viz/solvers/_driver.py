@@ -175,7 +175,8 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, inner=
         and at most 10,000,000).
     m : int, optional
         SVRGSP+: ``H_|T|`` is applied every ``ceil(J/m)`` inner steps, i.e.
-        ``floor(J / ceil(J/m))`` times per epoch (``m`` times when ``m`` divides ``J``);
+        ``floor(J / ceil(J/m))`` times per epoch (``m`` times when ``m`` divides ``J``;
+        :func:`~rgrasp_viz.cuts_per_epoch`);
         ``1 <= m <= J``.  Default ``min(6, J)`` (the paper's ``m = 6``).
     inner : {"paper", "on_T"}, default "paper"
         SVRGSP(+) only: where Algorithm 2's iterate lives.  ``"paper"``: on all ``d``
