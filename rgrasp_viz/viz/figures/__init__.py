@@ -44,7 +44,13 @@ from ...analysis import (
 from ...solvers.registry import method_color, method_label
 from ..export import export, find_chromium
 from ._base import TEMPLATE, esc
-from ._convergence import DIVERGED_CUT, convergence, convergence_spec
+from ._convergence import (
+    DIVERGED_CUT,
+    GAP_FLOOR_RTOL,
+    convergence,
+    convergence_spec,
+    gap_floor,
+)
 from ._moments import (
     coefficient_range,
     coefficients,
@@ -65,6 +71,7 @@ from ._thresholding import threshold_timeline, threshold_timeline_spec
 
 __all__ = [
     "DIVERGED_CUT",
+    "GAP_FLOOR_RTOL",
     "RASTER_CATEGORIES",
     "ROW_PX",
     "SLACK_MAX_CELLS",
@@ -80,6 +87,7 @@ __all__ = [
     "event_positions",
     "export",
     "find_chromium",
+    "gap_floor",
     "method_color",
     "method_label",
     "progress",
