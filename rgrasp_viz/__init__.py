@@ -21,7 +21,7 @@ use too (scikit-learn is an optional dependency).
 import importlib
 
 from . import datasets, exceptions  # noqa: E402
-from ._kernels import hard_threshold, top_k  # noqa: E402
+from ._kernels import top_k  # noqa: E402
 from ._problems import Problem, as_problem, make_classification, make_regression  # noqa: E402
 from ._result import SolveResult  # noqa: E402
 from ._trace import Trace  # noqa: E402
@@ -29,8 +29,10 @@ from ._version import __version__  # noqa: E402, F401
 from .solvers import (  # noqa: E402
     Status,
     SubProblem,
+    cuts_per_epoch,
     default_eta,
     get_method,
+    hard_threshold,
     method_names,
     register_method,
     solve,
@@ -66,6 +68,7 @@ __all__ = [
     "Trace",
     "__version__",
     "as_problem",
+    "cuts_per_epoch",
     "datasets",
     "exceptions",
     "default_eta",

@@ -5,7 +5,8 @@ as "where does a curve first reach a level" or "what is F*" is computed here onc
 and a plot shown together always agree.  Method names, labels and flags come from the method
 registry (:mod:`rgrasp_viz.solvers._registry`).
 
-* runs: :func:`as_trace`, :func:`~rgrasp_viz.solvers.run_label`, :func:`run_labels`;
+* runs: :func:`as_trace`, :func:`~rgrasp_viz.solvers.run_label`, :func:`run_labels`,
+  :func:`status_kind` (the colour a run's status is shown in, estimate quality included);
 * objective: :func:`best_objective`, :func:`estimate_fstar` (one :class:`FStar` per view),
   :func:`first_crossing`, :func:`final_support_differences`;
 * telling runs apart: :func:`same_iterates`, :func:`identical_runs`, :func:`axis_scale`;
@@ -35,8 +36,10 @@ from .solvers._registry import get_method, normalize_reading, run_label
 __all__ = [
     "IDENTICAL_RTOL",
     "LOG_AXIS_RATIO",
+    "POOR_ERROR",
     "SLACK_MAX_CELLS",
     "FStar",
+    "StatusKind",
     "as_trace",
     "as_traces",
     "axis_scale",
@@ -57,6 +60,7 @@ __all__ = [
     "same_iterates",
     "slack_ratios",
     "snapshot",
+    "status_kind",
     "support_changes",
     "threshold_shapes",
     "threshold_share",
@@ -87,6 +91,68 @@ def as_trace(obj):
         return tr
     raise TypeError(f"expected a Trace, a SolveResult or a fitted estimator, got "
                     f"{type(obj).__name__}")
+
+
+POOR_ERROR = 0.5
+"""A run whose relative error ``||x - x*|| / ||x*||`` is above this (``x*`` known) estimates
+``x*`` poorly: a CONVERGED status is then shown amber, with a note, not green (the optimiser
+converged; the estimate is not one to trust, e.g. ``s`` far below ``s*``)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class StatusKind:
+    """How a run's status is shown: ``kind`` (``"ok"`` green, ``"warn"`` amber, ``"error"``
+    red) and ``note`` (why a CONVERGED run is not green; empty otherwise)."""
+
+    kind: str
+    note: str = ""
+
+
+def status_kind(run, poor_error=POOR_ERROR):
+    """The colour of a run's status, by success *and* estimate quality (one rule for every
+    view that colours statuses).
+
+    ``"ok"`` (green) only for CONVERGED with, when the true solution is known, a relative
+    error at most ``poor_error``; a CONVERGED run above it is ``"warn"`` (amber) with a note;
+    DIVERGED is ``"error"``; every other status (MAX_ITER, MAX_PASSES, STALLED, NO_PROGRESS,
+    HT_FIXED_POINT, CALLBACK: not converged) is ``"warn"``.
+
+    Parameters
+    ----------
+    run : SolveResult, Trace, Status or int
+        A run (its status and final relative error), or a bare status (no quality check).
+    poor_error : float, default :data:`POOR_ERROR`
+        The relative error above which a converged estimate is called poor.
+
+    Returns
+    -------
+    StatusKind
+    """
+    from .solvers._status import Status
+
+    rel = math.nan
+    if isinstance(run, numbers.Integral):
+        status = Status(int(run))
+    else:
+        trace = getattr(run, "trace", None)
+        if hasattr(run, "status") and getattr(run, "status", None) is not None:
+            status = Status(int(run.status))
+            rel = getattr(run, "rel_error", math.nan)
+        else:
+            trace = as_trace(run)
+            status = Status(int(trace.meta["status"]))
+        if (rel is None or not math.isfinite(float(rel))) and trace is not None \
+                and len(trace.rel_error):
+            rel = trace.rel_error[-1]
+        rel = math.nan if rel is None else float(rel)
+    if status is Status.DIVERGED:
+        return StatusKind("error")
+    if status is not Status.CONVERGED:
+        return StatusKind("warn")
+    if math.isfinite(rel) and rel > poor_error:
+        return StatusKind("warn", f"converged, but a poor estimate: relative error {rel:.2g} > "
+                                  f"{poor_error:g} (e.g. s too small, or noise-dominated data)")
+    return StatusKind("ok")
 
 
 def as_traces(objs):

@@ -16,13 +16,45 @@ import numpy as np
 from ._registry import get_method, normalize_reading
 from ._steps import default_eta
 
-__all__ = ["SolveParams", "check_always_select", "check_flag", "check_params",
+__all__ = ["SolveParams", "check_always_select", "check_flag", "check_params", "cuts_per_epoch",
            "max_inner_steps"]
 
 #: Bounds on ``J``, the inner steps of one SVRG epoch (see :func:`max_inner_steps`).
 J_PER_SAMPLE = 100
 J_FLOOR = 100_000
 J_CAP = 10_000_000
+
+
+def cuts_per_epoch(J, m):
+    """How many ``H_|T|`` cuts SVRGSP+ makes in one epoch of ``J`` inner steps with ``m``.
+
+    The cut comes every ``ceil(J/m)`` inner steps (after steps ``ceil(J/m)``,
+    ``2 ceil(J/m)``, ...), so an epoch has ``floor(J / ceil(J/m))`` of them: ``m`` when ``m``
+    divides ``J``, fewer otherwise (``J = 1000, m = 6``: every 167 steps, 5 cuts).  With
+    Algorithm 1's closing ``H_s`` an outer iteration thresholds one more time.  This is the
+    count the epoch kernels make (:attr:`SolveParams.thr_every`), and the one every table and
+    text of the package states.
+
+    Parameters
+    ----------
+    J : int
+        Inner steps per epoch, ``>= 1``.
+    m : int
+        SVRGSP+'s ``m``, ``1 <= m <= J``.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from rgrasp_viz.solvers import cuts_per_epoch
+    >>> cuts_per_epoch(60, 6), cuts_per_epoch(1000, 6), cuts_per_epoch(1000, 12)
+    (6, 5, 11)
+    """
+    J = _check_int("J", J, 1)
+    m = _check_int("m", m, 1, J)
+    return J // math.ceil(J / m)
 
 
 def max_inner_steps(n):

@@ -17,6 +17,7 @@ the slack-descent figure measures it for any registered solver.
 
 from __future__ import annotations
 
+import contextvars
 import copy
 import math
 import numbers
@@ -32,8 +33,8 @@ from ._registry import MethodSpec, add, remove, specs
 from ._steps import ETA_RULES
 from ._subsolvers import SubResult
 
-__all__ = ["RGraSP", "SubProblem", "framework", "read_only_problem", "register_method",
-           "unregister_method"]
+__all__ = ["RGraSP", "SubProblem", "framework", "hard_threshold", "read_only_problem",
+           "register_method", "unregister_method"]
 
 
 class RGraSP(Method):
@@ -66,7 +67,8 @@ class RGraSP(Method):
                           status=r.status, message=r.message, inner_steps=r.inner_steps,
                           Z=Z, T=T, b_T=r.b_T, n_events=r.n_events,
                           n_checkpoints=r.n_checkpoints, snaps=r.snaps,
-                          work_index=r.work_index, outer_event=r.inner_steps)
+                          work_index=r.work_index, outer_event=r.inner_steps,
+                          events=r.events)
 
 
 def framework(make_subsolver):
@@ -133,6 +135,14 @@ class SubProblem:
     each call); :meth:`add_passes` declares the work a solver does itself (e.g. ``J``
     component gradients: ``J / n``; calls to ``problem``'s methods).
 
+    Thresholdings are counted like the built-in methods' (``trace.n_thresholds``, the
+    timeline's events): every :meth:`hard_threshold` call, and every
+    :func:`rgrasp_viz.hard_threshold` call made while the solver runs, is one event, placed
+    at the work declared so far (``passes``, in component gradients after step 2's full
+    gradient: declare the work of an inner step before thresholding at its end), with the
+    coordinates that entered and left the kept set (compared with the previous kept set,
+    ``T`` at the start, for vectors on ``T`` or on all ``d`` coordinates).
+
     Attributes
     ----------
     T : ndarray of int
@@ -174,6 +184,9 @@ class SubProblem:
     passes : float
         Effective passes charged so far in this sub-problem (:meth:`fun`, :meth:`grad`,
         :meth:`add_passes`).
+    n_thresholds : int
+        Thresholdings recorded so far in this sub-problem (:meth:`hard_threshold`,
+        :func:`rgrasp_viz.hard_threshold`).
     """
 
     def __init__(self, problem, T, x0, g, eta, rng, s, iteration, *, x_hat=None,
@@ -207,6 +220,9 @@ class SubProblem:
         self.loss = problem.loss
         self.l2 = problem.l2
         self.passes = 0.0
+        self.n_thresholds = 0
+        self._events = []  # (step, entered, left) of each thresholding
+        self._kept = self.T  # the kept set the next thresholding is compared with
         self._W = None
 
     @property
@@ -249,6 +265,92 @@ class SubProblem:
             raise ValueError(f"add_passes takes a non-negative finite number, got {k!r}")
         self.passes += float(k)
 
+    def hard_threshold(self, z, k, forced=None):
+        """``H_k(z)`` (:func:`rgrasp_viz.hard_threshold`), recorded as a thresholding of this
+        sub-problem (``trace.n_thresholds`` and the timeline count it like SVRGSP+'s
+        ``H_|T|``).
+
+        Parameters
+        ----------
+        z : array_like of float
+            On ``T`` (length ``|T|``) or on all ``d`` coordinates; other lengths are counted
+            too, without entered/left coordinates.
+        k : int
+            Entries kept (``len(self.T)`` for SVRGSP+'s ``H_|T|``).
+        forced : array_like of int, optional
+            Indices of ``z`` always kept, not counted in ``k``.
+
+        Returns
+        -------
+        ndarray of float64
+            A copy of ``z`` with all but its ``k`` largest-magnitude entries set to zero.
+        """
+        out, kept = K.hard_threshold_index(z, k, forced)
+        self._record_threshold(kept, len(out))
+        return out
+
+    def _record_threshold(self, kept, length):
+        """One thresholding event: where (the work declared so far, in component gradients)
+        and which coordinates entered and left the kept set."""
+        self.n_thresholds += 1
+        step = int(round(self.passes * self.n))
+        if length == len(self.T):
+            kept = self.T[kept]
+        elif length != self.d:
+            self._events.append((step, 0, 0))
+            return
+        common = np.intersect1d(self._kept, kept, assume_unique=True).size
+        self._events.append((step, len(kept) - common, len(self._kept) - common))
+        self._kept = kept
+
+    def _event_arrays(self):
+        """``(steps, entered, left)`` of the recorded thresholdings (int64 arrays)."""
+        if not self._events:
+            return None
+        return tuple(np.array(col, dtype=np.int64) for col in zip(*self._events, strict=True))
+
+
+_ACTIVE = contextvars.ContextVar("rgrasp_viz_active_subproblem", default=None)
+"""The :class:`SubProblem` a registered step-5 solver is working on (in this thread), so that
+:func:`hard_threshold` calls made inside it are recorded."""
+
+
+def hard_threshold(v, s, forced=None):
+    """The hard-thresholding operator H_s: keep the ``s`` largest magnitudes, zero the rest.
+
+    Ties are broken towards the lower index, so the result is deterministic -- the same
+    operator Algorithm 1 (step 6) and the built-in methods apply, so a step-5 solver of your
+    own (:func:`rgrasp_viz.register_method`) that calls ``rv.hard_threshold(z, len(sub.T))``
+    inside its loop cuts exactly as SVRGSP+'s ``H_|T|`` does.  Called while such a solver
+    runs, it is recorded as one of its thresholdings (as :meth:`SubProblem.hard_threshold`
+    is): ``trace.n_thresholds`` and the timeline count it like the built-in methods' own.
+
+    Parameters
+    ----------
+    v : array_like of float
+        Input vector (not modified).
+    s : int
+        Number of entries to keep (``s >= 0``).
+    forced : array_like of int, optional
+        Indices always kept (``always_select``), not counted in ``s``.
+
+    Returns
+    -------
+    ndarray of float64
+        A copy of ``v`` with all but the ``s`` largest-magnitude entries set to zero.
+
+    Examples
+    --------
+    >>> import rgrasp_viz as rv
+    >>> rv.hard_threshold([0.5, -3.0, 2.0, 2.0], 2)  # the tie 2.0 / 2.0 goes to index 2
+    array([ 0., -3.,  2.,  0.])
+    """
+    out, kept = K.hard_threshold_index(v, s, forced)
+    sub = _ACTIVE.get()
+    if sub is not None:
+        sub._record_threshold(kept, len(out))
+    return out
+
 
 class PythonSubsolver:
     """Adapter: a plain Python function ``solver(sub: SubProblem) -> b`` as step 5."""
@@ -258,13 +360,25 @@ class PythonSubsolver:
         self.func = func
         self.name = name
         self.t = 0
+        # its thresholdings sit at the work it declared, after step 2's full gradient
+        self.passes_head = 1.0
+        self.passes_per_step = 1.0 / method.n
+        self.steps_per_iter = method.p.J
 
     def solve(self, x, g, snap_dloss, T, rng):
         m = self.method
         self.t += 1
         sub = SubProblem(m.problem, T, x[T], g[T], m.p.eta, rng, m.p.s, self.t, x_hat=x,
                          g_full=g, snap_dloss=snap_dloss, J=m.p.J, m=m.p.m)
-        b = self.func(sub)
+        token = _ACTIVE.set(sub)
+        try:
+            b = self.func(sub)
+        finally:
+            _ACTIVE.reset(token)
+        events = sub._event_arrays() if m.p.record else None
+        counted = dict(n_thresholds=sub.n_thresholds, events=events,
+                       n_events=0 if events is None else len(events[0]),
+                       inner_steps=int(round(sub.passes * m.n)))
         try:
             b = np.asarray(b, dtype=np.float64)
         except (TypeError, ValueError) as exc:
@@ -279,8 +393,9 @@ class PythonSubsolver:
                              f"got shape {b.shape}")
         if not np.all(np.isfinite(b)):
             return SubResult(b_T=np.nan_to_num(b), passes=sub.passes, status=2, message=(
-                f"the sub-problem solver of {self.name!r} returned non-finite values"))
-        return SubResult(b_T=b.copy(), passes=sub.passes)
+                f"the sub-problem solver of {self.name!r} returned non-finite values"),
+                **counted)
+        return SubResult(b_T=b.copy(), passes=sub.passes, **counted)
 
 
 _EXTRA_COLORS = ("#7B3294", "#1B9E77", "#E7298A", "#66A61E", "#A6761D", "#666666", "#1F78B4")

@@ -30,8 +30,10 @@ class Status(enum.IntEnum):
     """The best objective stopped improving while the objective kept moving: not converged."""
     HT_FIXED_POINT = 6
     """The iterates stopped at a fixed point of hard thresholding that is not a minimiser
-    (least squares): one hard-thresholding step with the gradient step size and an exact fit
-    lowers the objective by more than half.  Not a success."""
+    (least squares): one GraSP step from the end point (the ``2s`` largest gradient entries
+    merged with the support, an exact fit, pruned to ``s``, refit) finds a support whose fit
+    is more than 1.2x lower, or the exact fit on the run's own support is more than 2x lower.
+    Not a success."""
     CALLBACK = 99
     """The callback raised ``StopIteration``."""
 
@@ -56,8 +58,9 @@ DESCRIPTIONS = {
     Status.STALLED: "the best objective stopped improving while the objective or the support "
                     "kept moving: not converged",
     Status.HT_FIXED_POINT: "the iterates stopped at a fixed point of hard thresholding, not "
-                           "at a minimiser: a cheap exact step lowers the objective by more "
-                           "than half",
+                           "at a minimiser: one GraSP step from the end point (2s gradient "
+                           "entries merged with the support, exact fits) lowers the "
+                           "objective materially",
     Status.CALLBACK: "the callback raised StopIteration",
 }
 """One sentence per status (the attribute docstrings above are not reachable at run time)."""
@@ -78,10 +81,14 @@ MESSAGES = {
     "diverged_rose": ("diverged: the objective rose from {F0:.3g} to {F:.3g} and did not come "
                       "back down; {cause}"),
     Status.HT_FIXED_POINT: ("fixed point of hard thresholding, not a minimiser: the iterates "
-                            "stopped moving (F = {F:.6g}), but one hard-thresholding step with "
-                            "the gradient step size {eta_ref:.3g} and an exact least-squares "
-                            "fit on its support reaches F = {F_ref:.6g} ({ratio:.3g}x lower); "
-                            "{cause}"),
+                            "stopped moving (F = {F:.6g}), but {how}; {cause}"),
+    "probe_support": ("one GraSP step from them (the 2s largest gradient entries merged with "
+                      "the support, an exact least-squares fit, pruned to s and refit; "
+                      "{passes:.3g} passes, checked once at the end) reaches F = {F_probe:.6g} "
+                      "on a support sharing {kept} of its {s} columns, {ratio:.3g}x below the "
+                      "exact fit on the run's own support (F = {F_own:.6g})"),
+    "probe_fit": ("the exact least-squares fit on their own support reaches F = {F_own:.6g} "
+                  "({ratio:.3g}x lower)"),
     "slow": ("; the objective moved by only {moved:.2%} of F(x0) over the whole run, so the "
              "step size eta={eta:.3g} is likely too small (or x0 is already near a solution)"),
     Status.CALLBACK: "stopped by the callback (StopIteration)",

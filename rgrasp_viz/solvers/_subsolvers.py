@@ -41,6 +41,7 @@ class SubResult:
     n_checkpoints: int = 0
     snaps: np.ndarray | None = None  # (n_checkpoints, p) in working coordinates
     work_index: np.ndarray | None = None  # working coordinate -> full coordinate (None: all)
+    events: tuple | None = None  # (steps, entered, left) arrays, instead of the workspace's
 
 
 # -- the exact solver (GraSP) ---------------------------------------------------------------------

@@ -220,6 +220,25 @@ def grasp_squares(W, y, s, n_iter, x0=None):
     return out
 
 
+def minimiser_probe_squares(W, y, x, s):
+    """The end-of-run status probe for least squares (no ridge): one GraSP step from ``x``
+    -- ``T = supp(grad F(x), 2s) ∪ supp(x)``, ``lstsq`` on ``T``, its ``s`` largest entries
+    ``S``, ``lstsq`` on ``S`` -- and ``lstsq`` on ``supp(x)``.  Returns
+    ``(F on S, F on supp(x), S)``."""
+    W = _dense(W)
+    d = W.shape[1]
+
+    def fit(cols):
+        z = np.zeros(d)
+        z[cols] = np.linalg.lstsq(W[:, cols], y, rcond=None)[0]
+        return z
+
+    _, T = _support_pursuit(grad(W, y, x, "squares"), x, s)
+    S = top_k_ref(fit(T), s)
+    own = np.flatnonzero(x)
+    return (objective(W, y, fit(S), "squares"), objective(W, y, fit(own), "squares"), S)
+
+
 def grasp_logistic_subproblem(W, y, T, z0):
     """Minimise the logistic objective over the coordinates ``T`` (BFGS, tight tolerance)."""
     WT = _dense(W)[:, T]

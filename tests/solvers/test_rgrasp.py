@@ -290,6 +290,85 @@ def test_algorithm_2_through_the_public_api_gives_the_builtins_iterates(prob, bu
     assert not np.allclose(ref.trace.x(5), ref.trace.x(4))  # the runs went somewhere
 
 
+def algorithm2_counted(sub, threshold):
+    """SVRGSP+'s Algorithm 2 in plain NumPy (dense least squares) that declares the work of
+    each inner step before its thresholding and thresholds through ``threshold(sub, z, k)``
+    (``sub.hard_threshold`` or ``rv.hard_threshold``), so that its thresholdings are recorded
+    where the built-in's are."""
+    W, y = sub.problem.W, sub.problem.y
+    z = sub.x_hat.copy()
+    every = -(-sub.J // sub.m)  # ceil(J / m)
+    for j, i in enumerate(sub.rng.integers(0, sub.n, size=sub.J)):
+        c = (W[i] @ z - y[i]) - sub.snap_dloss[i]
+        z = z - sub.eta * (c * W[i] + sub.g_full)
+        sub.add_passes(1 / sub.n)  # one component gradient
+        if (j + 1) % every == 0:
+            z = threshold(sub, z, len(sub.T))
+    return z
+
+
+@pytest.mark.parametrize("via", ["sub", "rv"])
+def test_a_plugins_thresholdings_are_counted_like_the_builtins(prob, via):
+    """A plug-in SVRGSP+ that thresholds 6 times per iteration (J = 120, m = 6) shows 6 inner
+    thresholdings per iteration (7 with Algorithm 1's closing H_s), and its whole trace --
+    iterates, passes, counts, the timeline's events -- is the built-in SVRGSP+'s."""
+    threshold = {"sub": lambda sub, z, k: sub.hard_threshold(z, k),
+                 "rv": lambda sub, z, k: rv.hard_threshold(z, k)}[via]
+    s, J, m = 6, 120, 6
+    eta = rv.default_eta(prob, "svrgsp+", s)
+    rv.register_method("alg2plus", subsolver=lambda sub: algorithm2_counted(sub, threshold))
+    try:
+        mine = rv.solve(prob, "alg2plus", s=s, eta=eta, J=J, m=m, max_iter=5, tol=0, ftol=0,
+                        random_state=4, warn=False)
+    finally:
+        rv.unregister_method("alg2plus")
+    ref = rv.solve(prob, "svrgsp+", s=s, eta=eta, J=J, m=m, max_iter=5, tol=0, ftol=0,
+                   random_state=4, warn=False)
+    assert mine.nit == ref.nit == 5
+    np.testing.assert_array_equal(np.diff(mine.trace.n_thresholds), [7] * 5)
+    inner = mine.trace.ev_kind == 0
+    np.testing.assert_array_equal(np.bincount(mine.trace.ev_iter[inner]), [0] + [6] * 5)
+    np.testing.assert_array_equal(mine.trace.ev_step[inner] % 20, 0)  # every ceil(J/m) steps
+    for t in range(ref.nit + 1):
+        np.testing.assert_allclose(mine.trace.x(t), ref.trace.x(t), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(mine.trace.passes, ref.trace.passes, rtol=1e-12)
+    for name in ("n_thresholds", "inner_entered", "inner_left", "inner_steps", "n_entered",
+                 "n_left", "ev_iter", "ev_step", "ev_kind", "ev_in", "ev_out"):
+        np.testing.assert_array_equal(getattr(mine.trace, name), getattr(ref.trace, name),
+                                      err_msg=name)
+    assert sum(mine.trace.ev_in[inner]) > 0  # the cuts did move coordinates
+    for key in ("passes_head", "passes_per_step", "steps_per_iter"):
+        assert mine.trace.meta[key] == pytest.approx(ref.trace.meta[key]), key
+    np.testing.assert_allclose([e["passes"] for e in mine.trace.events()],
+                               [e["passes"] for e in ref.trace.events()], rtol=1e-12)
+
+
+def test_plugin_thresholdings_outside_a_solver_and_of_other_vectors(prob):
+    """``rv.hard_threshold`` outside a solver records nothing; inside one, a vector that is
+    neither on ``T`` nor on all coordinates is counted without entered/left; with
+    ``record=False`` the count stays and the events go."""
+    def odd(sub):
+        rv.hard_threshold(np.arange(5.0), 2)  # neither |T| nor d long: counted, no in/out
+        return sub.hard_threshold(sub.x0 - sub.eta * sub.grad(sub.x0), len(sub.T) - 1)
+
+    rv.hard_threshold(np.arange(5.0), 2)
+    rv.register_method("odd", subsolver=odd, eta=0.01)
+    try:
+        res = rv.solve(prob, "odd", s=6, max_iter=3, tol=0, ftol=0, warn=False)
+        quiet = rv.solve(prob, "odd", s=6, max_iter=3, tol=0, ftol=0, warn=False, record=False)
+    finally:
+        rv.unregister_method("odd")
+    np.testing.assert_array_equal(np.diff(res.trace.n_thresholds), [3] * 3)
+    np.testing.assert_array_equal(quiet.trace.n_thresholds, res.trace.n_thresholds)
+    inner = res.trace.ev_kind == 0
+    assert inner.sum() == 6 and (quiet.trace.ev_kind == 0).sum() == 0
+    # the odd vector: no coordinates counted; the cut on T: the smallest entry of T left,
+    # placed after the pass sub.grad charged (n component gradients)
+    np.testing.assert_array_equal(res.trace.ev_in[inner], [0, 0] * 3)
+    np.testing.assert_array_equal(res.trace.ev_out[inner], [0, 1] * 3)
+    np.testing.assert_array_equal(res.trace.ev_step[inner], [0, prob.n] * 3)
+
+
 def _assert_same_runs(prob, first, second):
     """Algorithm 1 with ``first`` and with ``second`` as step 5 (same step size, 4 outer
     iterations) makes the same iterates and objectives, bit for bit."""

@@ -49,6 +49,8 @@ def test_each_step_draws_its_own_run_against_one_fstar(sweep):
                                    (run.trace.objective - fs.value)[
                                        np.isfinite(gap["y"])])
         assert f"m = {slider.steps[k].label}" in relayout["title.text"]
+        cuts = rv.cuts_per_epoch(120, runs[k][0])  # J = 120: 1, 3 and 12 cuts
+        assert f"({cuts} cut{'s' if cuts > 1 else ''} per epoch)" in relayout["title.text"]
         assert ("(default)" in relayout["title.text"]) == (k == 1)
         assert run.status.name in relayout["title.text"]
     # the figure opens on the default's run

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import ipywidgets as widgets
 
-from ...solvers import solve
+from ...solvers import cuts_per_epoch, solve
 from ...solvers._registry import READINGS, normalize_reading
 
 __all__ = ["CONTROLS", "M_TOOLTIP", "STOPPING", "Control", "build_controls", "default_reading",
@@ -131,8 +131,9 @@ class Control:
         return self.uses is None or bool(self.uses(spec))
 
 
-M_TOOLTIP = ("SVRGSP+: H_|T| every ceil(J/m) inner steps, i.e. floor(J/ceil(J/m)) cuts per "
-             "epoch (m = 6 gives 5 or 6 cuts depending on J)")
+M_TOOLTIP = (f"SVRGSP+: H_|T| every ceil(J/m) inner steps, i.e. floor(J/ceil(J/m)) cuts per "
+             f"epoch (rv.cuts_per_epoch; m = 6 gives {cuts_per_epoch(60, 6)} cuts at J = 60, "
+             f"{cuts_per_epoch(1000, 6)} at J = 1000)")
 """The tooltip of every ``m`` control (one wording for the explorer and the comparison)."""
 
 

@@ -190,16 +190,24 @@ def check_options(*, debounce=None, max_rows=None, n_ticks=None, interval=None):
     return out
 
 
-def status_kind(status):
-    """The colour of a run's status line: ``"ok"`` (green) for CONVERGED only, ``"error"``
-    for DIVERGED, ``"warn"`` for every other way a run stops (MAX_ITER, MAX_PASSES,
-    STALLED, NO_PROGRESS, CALLBACK: it did not converge)."""
-    from ...solvers._status import Status
+def status_kind(run):
+    """The colour of a run's status line (:func:`rgrasp_viz.analysis.status_kind`):
+    ``"ok"`` (green) for CONVERGED only, and only when the estimate is not poor (a run, not a
+    bare status, is needed for that: pass the result), ``"error"`` for DIVERGED, ``"warn"``
+    for every other way a run stops (MAX_ITER, MAX_PASSES, STALLED, NO_PROGRESS,
+    HT_FIXED_POINT, CALLBACK: it did not converge) and for a CONVERGED poor estimate
+    (:func:`status_note` says why)."""
+    from ...analysis import status_kind as kind_of
 
-    status = Status(int(status))
-    if status is Status.CONVERGED:
-        return "ok"
-    return "error" if status is Status.DIVERGED else "warn"
+    return kind_of(run).kind
+
+
+def status_note(run):
+    """Why a CONVERGED run is not shown green (a poor estimate), as plain text; empty
+    otherwise (escape it before it reaches HTML)."""
+    from ...analysis import status_kind as kind_of
+
+    return kind_of(run).note
 
 
 REFERENCES = ("exact", None)

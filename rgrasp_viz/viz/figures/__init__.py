@@ -45,7 +45,13 @@ from ...analysis import (  # noqa: F401
 from ...solvers._registry import method_color, method_label  # noqa: F401
 from .._export import export, find_chromium
 from ._base import TEMPLATE, esc
-from ._convergence import DIVERGED_CUT, convergence, convergence_spec
+from ._convergence import (
+    DIVERGED_CUT,
+    GAP_FLOOR_RTOL,
+    convergence,
+    convergence_spec,
+    gap_floor,
+)
 from ._moments import (
     coefficient_range,
     coefficients,
@@ -66,6 +72,7 @@ from ._thresholding import threshold_timeline, threshold_timeline_spec
 
 __all__ = [
     "DIVERGED_CUT",
+    "GAP_FLOOR_RTOL",
     "RASTER_CATEGORIES",
     "ROW_PX",
     "TEMPLATE",
@@ -77,6 +84,7 @@ __all__ = [
     "esc",
     "export",
     "find_chromium",
+    "gap_floor",
     "progress",
     "progress_spec",
     "raster_cursor",

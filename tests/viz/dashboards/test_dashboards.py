@@ -779,6 +779,18 @@ def test_status_name_colour_table():
                      "HT_FIXED_POINT": "warn", "CALLBACK": "warn"}
 
 
+def test_a_converged_poor_estimate_is_amber_with_a_note():
+    """Given the run (not its bare status), the dashboards' helpers judge the estimate too:
+    CONVERGED at s = 1 with relative error 0.95 is amber, and the note says why."""
+    from rgrasp_viz.viz.dashboards._widgets import status_kind, status_note
+
+    prob = rv.make_regression("classroom", random_state=0)
+    poor = rv.solve(prob, "svrgsp+", s=1, random_state=0, warn=False)
+    assert poor.status == rv.Status.CONVERGED
+    assert status_kind(poor.status) == "ok" and status_kind(poor) == "warn"
+    assert "poor estimate" in status_note(poor) and status_note(poor.status) == ""
+
+
 def test_the_safeguard_halvings_are_shown():
     prob = rv.make_regression(n=50, d=100, s_star=3, random_state=0)  # SVRGHT's default
     dash = rv.explore(prob, method="svrght", debounce=0, cost=1e-6)  # step diverges here

@@ -110,9 +110,11 @@ def test_convergence_arrays_equal_trace(runs, x):
         tr = res.trace
         np.testing.assert_array_equal(g.x, getattr(tr, x))
         expect = tr.objective - fs
-        keep = expect > 0
-        np.testing.assert_allclose(np.asarray(g.y, float)[keep], expect[keep])
-        assert np.all(np.isnan(np.asarray(g.y, float)[~keep]))
+        # gaps below the floor (the run defining F* among them) are drawn at it, never dropped
+        floor = F.GAP_FLOOR_RTOL * max(t.trace.objective[0] - fs for t in traces)
+        assert fig.layout.meta["gap_floor"] == pytest.approx(floor, rel=1e-12)
+        np.testing.assert_allclose(np.asarray(g.y, float), np.maximum(expect, floor))
+        assert g.meta["floored"] == np.count_nonzero(expect < floor)
         np.testing.assert_array_equal(np.asarray(e.y, float), tr.rel_error)
     assert fig.layout.yaxis.type == "log" and fig.layout.yaxis2.type == "log"
 
@@ -203,8 +205,11 @@ def test_time_axis_is_logarithmic_when_runs_differ_by_orders_of_magnitude(prob):
     fig = F.convergence([fast, slow], x="time")
     assert fig.layout.xaxis.type == "log" and fig.layout.xaxis2.type == "log"
     assert "log scale" in fig.layout.xaxis.title.text and fig.layout.meta["xscale"] == "log"
-    for g in by_role(fig, "gap"):  # no 0 on a log axis: the starting point is left out
-        assert math.isnan(g.x[0]) and np.all(np.asarray(g.x[1:]) > 0)
+    for g, run in zip(by_role(fig, "gap"), (fast, slow), strict=True):
+        # the trace's own times: the starting point x = 0 is in the data, and a log axis
+        # leaves it out
+        np.testing.assert_array_equal(g.x, run.trace.time)
+        assert g.x[0] == 0 and np.all(np.asarray(g.x[1:]) > 0)
     assert F.convergence([fast, slow], x="time", xscale="linear").layout.xaxis.type == "linear"
     same = F.convergence([fast, fast], x="time")
     assert same.layout.xaxis.type == "linear"
@@ -241,10 +246,10 @@ def test_one_fstar_for_a_table_and_a_plot(runs):
     fs = F.estimate_fstar(traces, reference=runs["grasp"])
     fig = F.convergence(traces, fstar=fs)
     assert fig.layout.meta["fstar"] == fs.value and fs.source in fig.layout.title.text
+    floor = fig.layout.meta["gap_floor"]
     for g, r in zip(by_role(fig, "gap"), traces, strict=True):
         last = float(np.asarray(g.y, dtype=float)[-1])
-        gap = fs.gap(r.fun)
-        assert (math.isnan(last) and gap <= 0) or last == pytest.approx(gap)
+        assert last == pytest.approx(max(fs.gap(r.fun), floor))
 
 
 # -- support raster -------------------------------------------------------------------------------
