@@ -1,0 +1,351 @@
+"""The download machinery of :func:`~rgrasp_viz.datasets.fetch`: the cache directory, the
+transfer with a deadline, the bounded decompression, checksums and the messages."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from .. import _progress
+from ..exceptions import ChecksumError, DatasetUnavailableError
+from ._svmlight import _open_maybe_compressed
+
+#: Environment variable naming the cache directory (overridden by ``data_dir=``).
+DATA_DIR_ENV = "RGRASP_VIZ_DATA"
+
+_CHUNK = 1 << 20  # bytes per read when decompressing
+_TIMEOUT = 600.0  # seconds a download may take in all
+
+
+# ------------------------------------------------------------------------ cache dir
+
+
+def get_data_dir(data_dir=None):
+    """The cache directory for downloaded data sets (not created).
+
+    Parameters
+    ----------
+    data_dir : str or os.PathLike, optional
+        Explicit directory; wins over everything else.
+
+    Returns
+    -------
+    pathlib.Path
+        `data_dir` if given; else the environment variable ``RGRASP_VIZ_DATA`` if set and
+        non-empty; else the platform's user cache directory for ``rgrasp_viz`` as
+        ``platformdirs.user_cache_dir`` gives it (``$XDG_CACHE_HOME/rgrasp_viz``, default
+        ``~/.cache/rgrasp_viz``, on Linux; ``~/Library/Caches/rgrasp_viz`` on macOS;
+        ``%LOCALAPPDATA%\\rgrasp_viz\\Cache`` on Windows). ``~`` is expanded.
+    """
+    if data_dir is not None:
+        return Path(os.fspath(data_dir)).expanduser()
+    env = os.environ.get(DATA_DIR_ENV, "").strip()
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("rgrasp_viz", appauthor=False))
+
+
+# ------------------------------------------------------------------------- download
+#
+# The transfer (HTTP, temporary file, checksum, atomic move into the cache) is pooch's
+# (``pooch.retrieve`` with its ``HTTPDownloader``, built on requests); progress bars are
+# tqdm's. What is ours: the deadline on the whole transfer, the bounded decompression
+# processor, the checksum recorded on first use and the messages.
+
+
+def _progress_bar(desc, progress):
+    """A byte-counting bar under the package's one progress policy
+    (:func:`rgrasp_viz._progress.bar`)."""
+    return _progress.bar(None, desc, progress, unit="B", unit_scale=True, unit_divisor=1024)
+
+
+class _PoochBar:
+    """A tqdm bar as pooch's ``HTTPDownloader(progressbar=...)`` drives it (pooch tests the
+    bar's truth, which tqdm refuses while the total is unknown)."""
+
+    def __init__(self, bar):
+        self.bar = bar
+
+    def __bool__(self):
+        return True
+
+    @property
+    def total(self):
+        return self.bar.total
+
+    @total.setter
+    def total(self, value):
+        self.bar.total = value or None  # 0: no Content-Length
+
+    def update(self, n):
+        self.bar.update(n)
+
+    def reset(self):
+        self.bar.reset(total=self.bar.total)
+
+    def close(self):
+        self.bar.close()
+
+
+def _say(bar, message):
+    """One line above the bar, only when the bar is shown."""
+    if not bar.disable:
+        bar.write(message, file=sys.stderr)
+
+
+@contextlib.contextmanager
+def _quiet_pooch():
+    """pooch logs every download at INFO level on stderr; ours say it with the bar."""
+    import pooch
+
+    logger = pooch.get_logger()
+    level = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+class _DownloadTimeout(TimeoutError):
+    """A download did not complete within its deadline."""
+
+
+class _DeadlineDownloader:
+    """A pooch downloader: ``pooch.HTTPDownloader`` with `timeout` as a deadline for the
+    whole transfer, not only for each read.
+
+    requests' timeout bounds one wait for data, so a server sending a byte every few
+    seconds would keep a download alive forever. Here a timer started when the response
+    headers arrive (a requests response hook) shuts the connection down once the deadline
+    has passed, which ends the read in progress; the download then fails with
+    ``_DownloadTimeout`` (reported as :class:`DatasetUnavailableError`).
+    """
+
+    def __init__(self, timeout, progressbar):
+        self.timeout = timeout
+        self.progressbar = progressbar
+
+    def __call__(self, url, output_file, pooch_obj):
+        import pooch
+
+        deadline = time.monotonic() + self.timeout
+        expired = threading.Event()
+        timers = []
+
+        def expire(response):
+            expired.set()
+            shutdown = getattr(response.raw, "shutdown", None)  # urllib3 >= 2.3
+            (shutdown or response.close)()
+
+        def start_clock(response, *args, **kwargs):
+            timer = threading.Timer(max(deadline - time.monotonic(), 0.0), expire, (response,))
+            timer.daemon = True
+            timers.append(timer)
+            timer.start()
+            return response
+
+        http = pooch.HTTPDownloader(progressbar=self.progressbar, timeout=self.timeout,
+                                    headers={"User-Agent": "rgrasp_viz"},
+                                    hooks={"response": [start_clock]})
+        try:
+            http(url, output_file, pooch_obj)
+        except Exception as exc:
+            if expired.is_set():
+                raise _DownloadTimeout(f"not complete after {self.timeout:g} s") from exc
+            raise
+        finally:
+            for timer in timers:
+                timer.cancel()
+        if expired.is_set():  # a body without a declared length just ends early
+            raise _DownloadTimeout(f"not complete after {self.timeout:g} s")
+
+
+#: A compressed data file may expand to at most this many times its size (LIBSVM text
+#: compresses 3-10 times; a "decompression bomb" thousands of times).
+MAX_EXPANSION = 100
+
+
+class _BoundedDecompress:
+    """A pooch processor: decompress a ``.bz2``/``.gz`` download next to it through a
+    temporary file and an atomic rename, at most ``MAX_EXPANSION`` times the compressed
+    size and at most `max_bytes` (the data set's declared bound, if any).
+
+    ``pooch.Decompress`` has no size bound; a few kilobytes of bzip2 can expand to
+    gigabytes. Here decompression stops with a ``ValueError`` as soon as the output
+    exceeds the bound, having written no more than the bound.
+    """
+
+    def __init__(self, dest_name, max_bytes, progress):
+        self.dest_name = dest_name
+        self.max_bytes = max_bytes
+        self.progress = progress
+
+    def __call__(self, fname, action, pooch_obj):
+        raw = Path(fname)
+        dest = raw.with_name(self.dest_name)
+        if dest == raw:
+            return str(raw)
+        limit = MAX_EXPANSION * max(raw.stat().st_size, 1)
+        if self.max_bytes is not None:
+            limit = min(limit, self.max_bytes)
+        fd, tmp = tempfile.mkstemp(dir=raw.parent, prefix=f".{dest.name}.", suffix=".part")
+        try:
+            with os.fdopen(fd, "wb") as out, _open_maybe_compressed(raw) as src:
+                bar = _progress_bar(f"Decompressing {raw.name}", self.progress)
+                written = 0
+                try:
+                    while block := src.read(_CHUNK):
+                        written += len(block)
+                        if written > limit:
+                            raise ValueError(
+                                f"{raw}: decompresses to more than {limit:,} bytes, "
+                                "more than a data file of this size and kind can hold "
+                                f"(at most {MAX_EXPANSION} times the compressed size and "
+                                "the data set's declared bound); not the expected file? "
+                                "Decompression stopped."
+                            )
+                        out.write(block)
+                        bar.update(len(block))
+                except (OSError, EOFError) as exc:
+                    raise ValueError(f"{raw}: is not a valid compressed file ({exc})") from exc
+                finally:
+                    bar.close()
+            os.replace(tmp, dest)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)  # no-op after a successful rename
+        return str(dest)
+
+
+def _unlink_quietly(path):
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+
+
+def _where_to_put(spec, root, problem):
+    """`problem` (one sentence) plus exactly which file to get and where to save it."""
+    return (
+        f"{problem}\n"
+        f"To use the {spec.name!r} data set without network access, download\n"
+        f"    {spec.url}\n"
+        f"(on any machine with internet access) and save it as\n"
+        f"    {root / spec.filename}\n"
+        f"The decompressed file {spec.decompressed_filename!r} in the same directory works "
+        f"too, or pass the file's path: rgrasp_viz.datasets.fetch('/path/to/{spec.filename}')."
+        f"\nThe cache directory is chosen by data_dir=... or the {DATA_DIR_ENV} environment "
+        f"variable."
+    )
+
+
+def _why(exc):
+    """A short reason for a failed transfer (requests' own messages are long)."""
+    import requests
+
+    if isinstance(exc, _DownloadTimeout):
+        return f"transfer {exc}"
+    if isinstance(exc, requests.HTTPError) and exc.response is not None:
+        return f"HTTP error {exc.response.status_code} ({exc.response.reason})"
+    if isinstance(exc, (requests.exceptions.ChunkedEncodingError,
+                        requests.exceptions.ContentDecodingError)):
+        return f"transfer interrupted or incomplete ({exc})"
+    if isinstance(exc, requests.exceptions.Timeout):
+        return "no answer in time (timeout)"
+    if isinstance(exc, requests.ConnectionError):
+        # requests' text holds the whole retry chain; the OS error says it all
+        found = re.search(r"\[Errno -?\d+\][^'\")]*", str(exc))
+        return f"cannot connect ({found.group(0).strip() if found else exc})"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _download_errors():
+    import requests
+
+    return (requests.RequestException, OSError)
+
+
+_HASH_MISMATCH = re.compile(r"does not match the known hash.* but got ([0-9a-fA-F]{64})", re.S)
+
+
+def _checksum_message(spec, source, expected, got):
+    origin = f" (expected checksum from: {spec.sha256_source})" if spec.sha256_source else ""
+    fix = (f" If the file is known to be good (e.g. LIBSVM re-published it), pass "
+           f"sha256={got!r}." if got else "")
+    return (
+        f"SHA-256 checksum mismatch for {spec.filename} from {source}: expected {expected}"
+        f"{origin}, got {got or 'another'}. The file was discarded; nothing was written to "
+        f"the cache.{fix}"
+    )
+
+
+def _sha256_file(path):
+    import pooch
+
+    return pooch.file_hash(str(path), alg="sha256")
+
+
+def _sidecar(root, spec):
+    return root / (spec.filename + ".sha256")
+
+
+def _read_sidecar(root, spec):
+    try:
+        text = _sidecar(root, spec).read_text().split()
+    except FileNotFoundError:
+        return None
+    return text[0].lower() if text else None
+
+
+def _write_sidecar(root, spec, digest):
+    fd, tmp = tempfile.mkstemp(dir=root, prefix=f".{spec.filename}.sha256.", suffix=".part")
+    try:
+        with os.fdopen(fd, "w") as out:
+            out.write(f"{digest}  {spec.filename}\n")
+        os.replace(tmp, _sidecar(root, spec))
+    finally:
+        _unlink_quietly(tmp)
+
+
+def _retrieve(spec, source, root, expected, progress, timeout):
+    """The compressed file through pooch (downloaded unless cached), decompressed; returns
+    the path of the decompressed file."""
+    import pooch
+
+    downloading = not (root / spec.filename).is_file()  # else pooch only checks and decompresses
+    bar = _progress_bar(f"Downloading {spec.filename}", progress and downloading)
+    try:
+        _say(bar, f"Downloading the {spec.name!r} data set from {source} into {root}")
+        processor = _BoundedDecompress(spec.decompressed_filename, spec.max_bytes, progress)
+        downloader = _DeadlineDownloader(timeout, False if bar.disable else _PoochBar(bar))
+        with _quiet_pooch():
+            try:
+                return Path(pooch.retrieve(
+                    source, known_hash=None if expected is None else f"sha256:{expected}",
+                    fname=spec.filename, path=root, processor=processor,
+                    downloader=downloader,
+                ))
+            except ValueError as exc:
+                if "does not match the known hash" not in str(exc):
+                    raise
+                found = _HASH_MISMATCH.search(str(exc))
+                raise ChecksumError(_checksum_message(
+                    spec, source, expected, found.group(1).lower() if found else None
+                )) from exc
+            except _download_errors() as exc:
+                raise DatasetUnavailableError(_where_to_put(
+                    spec, root, f"Could not download {spec.filename} from {source}: "
+                    f"{_why(exc)}."
+                )) from exc
+    finally:
+        bar.close()
+
+
