@@ -7,10 +7,10 @@ import contextlib
 import logging
 import os
 import re
+import socket
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 
 from .. import _progress
@@ -69,8 +69,9 @@ def _progress_bar(desc, progress):
 
 
 class _PoochBar:
-    """A tqdm bar as pooch's ``HTTPDownloader(progressbar=...)`` drives it (pooch tests the
-    bar's truth, which tqdm refuses while the total is unknown)."""
+    """A tqdm bar as :class:`_DeadlineDownloader` drives it, with pooch's progress-bar
+    protocol (``total``, ``update``, ``reset``, ``close``; true even while the total is
+    unknown, which tqdm's own truth test refuses)."""
 
     def __init__(self, bar):
         self.bar = bar
@@ -121,14 +122,16 @@ class _DownloadTimeout(TimeoutError):
 
 
 class _DeadlineDownloader:
-    """A pooch downloader: ``pooch.HTTPDownloader`` with `timeout` as a deadline for the
-    whole transfer, not only for each read.
+    """A pooch downloader: an HTTP(S) GET through requests with `timeout` as a deadline for
+    the whole transfer, counted from before the request, not only for each read.
 
     requests' timeout bounds one wait for data, so a server sending a byte every few
-    seconds would keep a download alive forever. Here a timer started when the response
-    headers arrive (a requests response hook) shuts the connection down once the deadline
-    has passed, which ends the read in progress; the download then fails with
-    ``_DownloadTimeout`` (reported as :class:`DatasetUnavailableError`).
+    seconds, of its headers or of its body, would keep a download alive forever. Here a
+    timer started before the request shuts down every socket the transfer opened (and the
+    response, once there is one) when the deadline passes, which ends the read in progress;
+    the download then fails with ``_DownloadTimeout`` (reported as
+    :class:`DatasetUnavailableError`). The temporary file, the checksum and the atomic move
+    into the cache stay pooch's (``pooch.retrieve``).
     """
 
     def __init__(self, timeout, progressbar):
@@ -136,38 +139,108 @@ class _DeadlineDownloader:
         self.progressbar = progressbar
 
     def __call__(self, url, output_file, pooch_obj):
-        import pooch
-
-        deadline = time.monotonic() + self.timeout
         expired = threading.Event()
-        timers = []
+        lock = threading.Lock()
+        handles = []  # sockets and responses to shut down at the deadline
 
-        def expire(response):
+        def stop(handle):
+            shutdown = getattr(handle, "shutdown", None)  # sockets; responses: urllib3 >= 2.3
+            with contextlib.suppress(OSError, AttributeError):
+                if isinstance(handle, socket.socket):
+                    handle.shutdown(socket.SHUT_RDWR)
+                elif shutdown is not None:
+                    shutdown()
+                else:
+                    handle.close()
+
+        def track(handle):
+            with lock:
+                handles.append(handle)
+            if expired.is_set():  # opened while the deadline passed
+                stop(handle)
+
+        def expire():
             expired.set()
-            shutdown = getattr(response.raw, "shutdown", None)  # urllib3 >= 2.3
-            (shutdown or response.close)()
+            with lock:
+                current = list(handles)
+            for handle in current:
+                stop(handle)
 
-        def start_clock(response, *args, **kwargs):
-            timer = threading.Timer(max(deadline - time.monotonic(), 0.0), expire, (response,))
-            timer.daemon = True
-            timers.append(timer)
-            timer.start()
-            return response
-
-        http = pooch.HTTPDownloader(progressbar=self.progressbar, timeout=self.timeout,
-                                    headers={"User-Agent": "rgrasp_viz"},
-                                    hooks={"response": [start_clock]})
+        timer = threading.Timer(self.timeout, expire)
+        timer.daemon = True
+        timer.start()
         try:
-            http(url, output_file, pooch_obj)
+            with _tracking_session(track) as session:
+                self._transfer(session, url, output_file, track)
         except Exception as exc:
             if expired.is_set():
                 raise _DownloadTimeout(f"not complete after {self.timeout:g} s") from exc
             raise
         finally:
-            for timer in timers:
-                timer.cancel()
+            timer.cancel()
         if expired.is_set():  # a body without a declared length just ends early
             raise _DownloadTimeout(f"not complete after {self.timeout:g} s")
+
+    def _transfer(self, session, url, output_file, track):
+        """Stream `url` into `output_file` (a path or a binary file), as
+        ``pooch.HTTPDownloader`` does."""
+        bar = self.progressbar or None
+        owned = not hasattr(output_file, "write")
+        out = open(output_file, "w+b") if owned else output_file  # noqa: SIM115
+        try:
+            response = session.get(url, stream=True, timeout=self.timeout,
+                                   headers={"User-Agent": "rgrasp_viz"})
+            track(response.raw)
+            response.raise_for_status()
+            if bar is not None:
+                bar.total = int(response.headers.get("content-length", 0) or 0)
+            for chunk in response.iter_content(chunk_size=_CHUNK):
+                if chunk:
+                    out.write(chunk)
+                    if bar is not None:
+                        bar.update(len(chunk))
+            out.flush()
+        finally:
+            if owned:
+                out.close()
+            if bar is not None:
+                bar.close()
+
+
+@contextlib.contextmanager
+def _tracking_session(track):
+    """A ``requests.Session`` whose every new connection hands its socket to `track` once
+    connected (through urllib3's public ``ConnectionCls`` hook of its connection pools)."""
+    import requests
+    from urllib3.connection import HTTPConnection, HTTPSConnection
+    from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+    class Connection(HTTPConnection):
+        def connect(self):
+            super().connect()
+            track(self.sock)
+
+    class SecureConnection(HTTPSConnection):
+        def connect(self):
+            super().connect()
+            track(self.sock)
+
+    class Pool(HTTPConnectionPool):
+        ConnectionCls = Connection
+
+    class SecurePool(HTTPSConnectionPool):
+        ConnectionCls = SecureConnection
+
+    class Adapter(requests.adapters.HTTPAdapter):
+        def init_poolmanager(self, *args, **kwargs):
+            super().init_poolmanager(*args, **kwargs)
+            self.poolmanager.pool_classes_by_scheme = {"http": Pool, "https": SecurePool}
+
+    with requests.Session() as session:
+        adapter = Adapter()
+        session.mount("http://", adapter)
+        session.mount("https://", adapter)
+        yield session
 
 
 #: A compressed data file may expand to at most this many times its size (LIBSVM text
@@ -253,6 +326,9 @@ def _why(exc):
 
     if isinstance(exc, _DownloadTimeout):
         return f"transfer {exc}"
+    if isinstance(exc, (requests.exceptions.InvalidSchema, requests.exceptions.InvalidURL,
+                        requests.exceptions.MissingSchema)):
+        return f"not an http(s) address, or redirected to one that is not ({exc})"
     if isinstance(exc, requests.HTTPError) and exc.response is not None:
         return f"HTTP error {exc.response.status_code} ({exc.response.reason})"
     if isinstance(exc, (requests.exceptions.ChunkedEncodingError,
@@ -333,17 +409,17 @@ def _retrieve(spec, source, root, expected, progress, timeout):
                     fname=spec.filename, path=root, processor=processor,
                     downloader=downloader,
                 ))
+            except _download_errors() as exc:  # first: some are ValueErrors (InvalidSchema)
+                raise DatasetUnavailableError(_where_to_put(
+                    spec, root, f"Could not download {spec.filename} from {source}: "
+                    f"{_why(exc)}."
+                )) from exc
             except ValueError as exc:
                 if "does not match the known hash" not in str(exc):
                     raise
                 found = _HASH_MISMATCH.search(str(exc))
                 raise ChecksumError(_checksum_message(
                     spec, source, expected, found.group(1).lower() if found else None
-                )) from exc
-            except _download_errors() as exc:
-                raise DatasetUnavailableError(_where_to_put(
-                    spec, root, f"Could not download {spec.filename} from {source}: "
-                    f"{_why(exc)}."
                 )) from exc
     finally:
         bar.close()
