@@ -145,7 +145,7 @@ class _DeadlineDownloader:
 
         def stop(handle):
             shutdown = getattr(handle, "shutdown", None)  # sockets; responses: urllib3 >= 2.3
-            with contextlib.suppress(OSError, AttributeError):
+            with contextlib.suppress(OSError, AttributeError, RuntimeError):
                 if isinstance(handle, socket.socket):
                     handle.shutdown(socket.SHUT_RDWR)
                 elif shutdown is not None:
