@@ -435,7 +435,6 @@ def test_local_file_named_like_a_registered_one_gets_its_checks(tiny, tmp_path):
         ([-1, 1, 1, -1], [-1, 1, 1, -1]),
         ([0, 1, 1, 0], [-1, 1, 1, -1]),
         ([2, 4, 4, 2], [-1, 1, 1, -1]),
-        ([1, 1, 1, 1], [1, 1, 1, 1]),
     ],
 )
 def test_labels_converted_to_plus_minus_one(tmp_path, labels, expected):

@@ -141,6 +141,13 @@ def _as_pm1(y, where):
             f"values ({shown}{', ...' if values.size > 5 else ''}); "
             "use rgrasp_viz.datasets.load_svmlight for other data"
         )
+    if values.size < 2:
+        raise ValueError(
+            f"{where}: expected two classes for a binary data set, found one label value "
+            f"({float(values[0])!r}) on all {len(y)} samples: a classifier has nothing to "
+            "separate (wrong or truncated file?); use rgrasp_viz.datasets.load_svmlight to "
+            "read it anyway"
+        )
     if np.all(np.isin(values, (-1.0, 1.0))):
         return y
     if np.all(np.isin(values, (0.0, 1.0))):
@@ -289,7 +296,7 @@ def fetch(
         The file is malformed (the message names the line), is not a valid ``.bz2``
         file, decompresses to more than its bound (``MAX_EXPANSION`` times its size, and
         :attr:`RemoteDataset.max_bytes`), has the wrong number of samples, or has more
-        than two label values.
+        than two label values or only one.
     ImportError
         scikit-learn (the ``data`` extra) is missing.
     TypeError

@@ -142,16 +142,17 @@ def load_svmlight(path, n_features=None, *, zero_based="auto", max_features=MAX_
     path : str or os.PathLike
         File name; ``.bz2`` and ``.gz`` files are decompressed on the fly.
     n_features : int, optional
-        Number of columns; a larger feature index in the file is an error naming its
-        line. Default: the largest feature index found in the file, at most
-        `max_features`.
+        Number of columns, at most `max_features`; a larger feature index in the file is an
+        error naming its line. Default: the largest feature index found in the file, at
+        most `max_features`.
     zero_based : bool or "auto", default "auto"
         Whether feature indices start at 0. ``"auto"`` treats the file as 1-based (the
         LIBSVM convention) unless some index is 0; ``False`` rejects index 0.
     max_features : int, default ``MAX_FEATURES`` (2**24)
-        Bound on the number of columns when `n_features` is not given: a file whose
-        largest index is beyond it is an error naming the line, not a matrix whose width
-        makes every later solve allocate gigabytes.
+        Bound on the number of columns: a larger `n_features` is refused before the file is
+        read, and, when `n_features` is not given, a file whose largest index is beyond it
+        is an error naming the line, not a matrix whose width makes every later solve
+        allocate gigabytes.
 
     Returns
     -------
@@ -176,7 +177,8 @@ def load_svmlight(path, n_features=None, *, zero_based="auto", max_features=MAX_
         malformed, and so are feature indices beyond `n_features`, beyond
         `max_features` (when `n_features` is not given) or of 2**31 and more. A file
         without any sample (empty, or only comments and blank lines) is an error too,
-        naming the file.
+        naming the file. So is an `n_features` above `max_features`, before the file is
+        read.
 
     Examples
     --------
@@ -203,6 +205,12 @@ def load_svmlight(path, n_features=None, *, zero_based="auto", max_features=MAX_
         raise TypeError(f"max_features must be a positive integer, got {max_features!r}")
     if max_features < 1:
         raise ValueError(f"max_features must be a positive integer, got {max_features}")
+    if n_features is not None and n_features > max_features:
+        raise ValueError(
+            f"n_features={n_features} exceeds max_features={max_features}: every solve on "
+            f"such data allocates vectors of {n_features} entries ({8 * n_features:,} bytes "
+            "each); pass a larger max_features if the data really is that wide"
+        )
     loader = _sklearn_loader()
     try:
         W, y = loader(str(path), n_features=n_features, dtype=np.float64, zero_based=zero_based)
