@@ -185,7 +185,8 @@ def check_scale(problem):
     def compute():
         W = problem.W
         data = W.data if sp.issparse(W) else W
-        return float(np.max(np.abs(data))) if data.size else 0.0
+        # max(|min|, |max|): two passes, no copy of the data (finite: Problem checked)
+        return max(-float(np.min(data)), float(np.max(data))) if data.size else 0.0
 
     top = problem.cached("max_abs_W", compute)
     if top == 0.0:
