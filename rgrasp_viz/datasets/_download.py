@@ -56,10 +56,11 @@ def get_data_dir(data_dir=None):
 
 # ------------------------------------------------------------------------- download
 #
-# The transfer (HTTP, temporary file, checksum, atomic move into the cache) is pooch's
-# (``pooch.retrieve`` with its ``HTTPDownloader``, built on requests); progress bars are
-# tqdm's. What is ours: the deadline on the whole transfer, the bounded decompression
-# processor, the checksum recorded on first use and the messages.
+# The temporary file, the checksum and the atomic move into the cache are pooch's
+# (``pooch.retrieve``); HTTP is requests'; progress bars are tqdm's. What is ours: the
+# downloader with a deadline on the whole transfer (pooch's ``HTTPDownloader`` calls
+# ``requests.get``, which leaves no handle on the connection before the headers arrive),
+# the bounded decompression processor, the checksum recorded on first use and the messages.
 
 
 def _progress_bar(desc, progress):
