@@ -39,10 +39,18 @@ from ._registry import RemoteDataset, fetch
 from ._svmlight import MAX_FEATURES as MAX_FEATURES
 from ._svmlight import load_svmlight
 
-#: The data sets of the paper, by name (:class:`RemoteDataset` each). Where each expected
-#: checksum comes from is written next to the registry (``datasets/_registry.py``); in short,
-#: real-sim's SHA-256 is the one public code hard-codes for the same URL, rcv1 has none
-#: published and is recorded on first download (trust on first use).
+#: The data sets of the paper, by name.
+#:
+#: Checksums. The files could not be downloaded while this module was written, so no
+#: checksum here was computed by us:
+#:
+#: * ``real-sim.bz2``: the SHA-256 is the one hard-coded in public code,
+#:   github.com/pratikrathore8/rlaopt-experiments, file
+#:   ``src/rlaopt_experiments/suites/real_erm/data.py`` (commit 37976c08), which
+#:   downloads the same URL and verifies it. It is a single third-party source: if
+#:   LIBSVM re-publishes the file the check fails, and the error says how to override it.
+#: * ``rcv1_train.binary.bz2``: no published checksum was found, so ``sha256`` is ``None``
+#:   (trust on first use, see :class:`RemoteDataset`); the shape check still applies.
 DATASETS = _registry.DATASETS
 
 __all__ = [

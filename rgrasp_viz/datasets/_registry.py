@@ -89,18 +89,8 @@ _LIBSVM_BINARY = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary
 _MAX_BYTES_RCV1 = 96 * 2**20
 _MAX_BYTES_REALSIM = 240 * 2**20
 
-#: The data sets of the paper, by name.
-#:
-#: Checksums. The files could not be downloaded while this module was written, so no
-#: checksum here was computed by us:
-#:
-#: * ``real-sim.bz2``: the SHA-256 is the one hard-coded in public code,
-#:   github.com/pratikrathore8/rlaopt-experiments, file
-#:   ``src/rlaopt_experiments/suites/real_erm/data.py`` (commit 37976c08), which
-#:   downloads the same URL and verifies it. It is a single third-party source: if
-#:   LIBSVM re-publishes the file the check fails, and the error says how to override it.
-#: * ``rcv1_train.binary.bz2``: no published checksum was found, so ``sha256`` is ``None``
-#:   (trust on first use, see :class:`RemoteDataset`); the shape check still applies.
+# The data sets of the paper, by name; where each expected checksum comes from is
+# documented with DATASETS in datasets/__init__.py (the public name).
 DATASETS = {
     "rcv1": RemoteDataset(
         name="rcv1",
