@@ -32,6 +32,7 @@ import scipy.sparse as sp
 
 from ._trace import Trace
 from .solvers._registry import get_method, normalize_reading, run_label
+from .solvers._status import Status
 
 __all__ = [
     "IDENTICAL_RTOL",
@@ -128,8 +129,6 @@ def status_kind(run, poor_error=POOR_ERROR):
     -------
     StatusKind
     """
-    from .solvers._status import Status
-
     rel = math.nan
     if isinstance(run, numbers.Integral):
         status = Status(int(run))
