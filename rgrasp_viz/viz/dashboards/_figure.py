@@ -36,7 +36,7 @@ _HERE = Path(__file__).parent
 BINARY_KEYS = frozenset({"x", "y", "customdata"})
 """Trace keys whose per-frame values travel as binary buffers when they are 1-d numbers:
 int32 when every value is an integer (coordinates), else float32 (what a screen can show;
-the figure Python holds keeps float64)."""
+the figure Python holds keeps float64), float64 when float32 cannot hold a value."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -100,6 +100,12 @@ def _integers(a):
     return bool(finite and np.all(a == np.round(a)) and np.abs(a).max() < 2**31)
 
 
+def _fits_float32(a):
+    """Whether float32 holds every finite value of ``a`` (a diverged run's may not)."""
+    finite = a[np.isfinite(a)]
+    return not len(finite) or float(np.abs(finite).max()) < 1e38
+
+
 def _same(a, b):
     na, nb = _numbers(a), _numbers(b)
     if na is not None and nb is not None:
@@ -136,7 +142,7 @@ class Frames:
         between states.
     payload : dict
         What the page receives: the index and the changing 1-d number arrays as binary
-        buffers (int32 or float32 values, see :data:`BINARY_KEYS`, with int32 offsets per
+        buffers (int32, float32 or float64 values, see :data:`BINARY_KEYS`, with int32 offsets per
         state), the rest as JSON text.
     """
 
@@ -164,7 +170,8 @@ class Frames:
                 offsets = np.zeros(len(nums) + 1, dtype=np.int32)
                 offsets[1:] = np.cumsum([len(v) for v in nums])
                 values = np.concatenate(nums) if nums else np.empty(0)
-                dtype = "<i4" if _integers(values) else "<f4"
+                dtype = ("<i4" if _integers(values) else
+                         "<f4" if _fits_float32(values) else "<f8")
                 arrays.append({"trace": i, "path": path, "dtype": dtype[1:],
                                "values": np.ascontiguousarray(values, dtype).tobytes(),
                                "offsets": offsets.astype("<i4").tobytes()})
@@ -354,7 +361,7 @@ class Figure(anywidget.AnyWidget):
         return self._frame
 
     @property
-    def frames(self):
+    def replay_frames(self):
         """Frames or None: the replay's frames (:meth:`set_frames`)."""
         return self._frames_obj
 

@@ -84,7 +84,7 @@ function decodeFrames(f) {
     traces: f.traces,
     arrays: (f.arrays || []).map((a) => ({
       trace: a.trace, path: a.path,
-      values: typed(a.values, a.dtype === "i4" ? Int32Array : Float32Array),
+      values: typed(a.values, {i4: Int32Array, f4: Float32Array, f8: Float64Array}[a.dtype]),
       offsets: typed(a.offsets, Int32Array),
     })),
     extra: JSON.parse(f.json || "[]"),
