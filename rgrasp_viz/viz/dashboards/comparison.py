@@ -238,7 +238,8 @@ class Comparison(widgets.VBox):
 
     def _on_busy(self, seconds):
         """The solves of the latest change are still running after ``seconds``."""
-        self.status.value = status_box(busy_text("solving", seconds), "busy")
+        self.status.value = status_box(busy_text("solving every method it changes", seconds),
+                                       "busy")
 
     def _on_error(self, exc):
         self.error = f"{type(exc).__name__}: {exc}"
@@ -247,7 +248,7 @@ class Comparison(widgets.VBox):
 
     def _on_control(self, change):
         if self.debouncer.delay > 0:
-            self.status.value = status_box("solving…", "busy")
+            self.status.value = status_box("solving every method it changes…", "busy")
         self.debouncer.request({"inner": self.reading.value, "m": self.m_slider.value})
 
     def wait(self, timeout=60.0):
