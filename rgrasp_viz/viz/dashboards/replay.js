@@ -42,6 +42,10 @@ function render({model, el}) {
   readout.className = "rgrasp-replay-readout";
   readout.style.cssText = "margin-left:8px;font-size:13px;min-width:120px";
   el.append(play, prev, next, label, range, readout);
+  // keys pressed on the control move it, never the notebook around it (JupyterLab handles
+  // arrow keys on their way up, and cancels them)
+  el.setAttribute("data-lm-suppress-shortcuts", "true");
+  el.addEventListener("keydown", (e) => e.stopPropagation());
 
   let index = model.get("value");
   let raf = null;
