@@ -376,9 +376,9 @@ def _compare_text(ctx, cmp, axis):
             f"{_unit(axis)} (matched): {side('at_matched')}")
 
 
-def _row(verdict, text, numbers, lean=None, margin=math.nan, tol=None):
+def _row(verdict, text, numbers, lean=None, margin=math.nan, tol=None, unit="relative"):
     return {"verdict": verdict, "text": text, "numbers": numbers, "lean": lean,
-            "margin": float(margin), "tie_tolerance": tol}
+            "margin": float(margin), "tie_tolerance": tol, "margin_unit": unit}
 
 
 def _by_margin(margin, tol):
@@ -407,7 +407,10 @@ def _faster(ctx, a_list, b_list, axis, metric="gap", level=SPEED_LEVEL):
     if reached_a and reached_b:
         ratio = fast_b / slow_a if slow_a > 0 else (1.0 if fast_b == 0 else math.inf)
         margin = ratio - 1.0
-        verdict = TIE if identical else _by_margin(margin, tol)
+        if identical:  # the same iterates: any difference is timing noise
+            margin, verdict = 0.0, TIE
+        else:
+            verdict = _by_margin(margin, tol)
     elif reached_a:
         ratio, margin, verdict = math.inf, math.inf, SUPPORTED
     elif reached_b:
@@ -446,10 +449,6 @@ def _faster(ctx, a_list, b_list, axis, metric="gap", level=SPEED_LEVEL):
                  f"{IDENTICAL_RTOL:g}" + ("" if axis == "passes" else
                  "; a time difference is only H_|T|'s cost plus timing noise") + ")")
     return _row(verdict, text, numbers, lean, margin, tol)
-
-
-def _missing(ctx, needed):
-    return [m for m in needed if m not in ctx.traces or m not in ctx.quality]
 
 
 def _better_solutions(ctx):
@@ -504,7 +503,7 @@ def _recovery(ctx):
             + "; ".join(f"{ctx.label(m)} {rec[m]}" for m in needed))
     numbers = {"metric": "strong_recovered", "strong": strong,
                "recovered": {ctx.label(m): v for m, v in rec.items()}}
-    return _row(verdict, text, numbers, None, margin, tol)
+    return _row(verdict, text, numbers, None, margin, tol, "coordinates")
 
 
 def _cost(ctx, cheap, dear, per="pass"):
@@ -653,7 +652,7 @@ def evaluate_claims(traces, has_truth=None, reference=None, quality=None):
     for cid, text, level, fn in CLAIMS:
         r = fn(ctx)
         rows.append({"id": cid, "claim": text.format_map(labels), "verdict": r["verdict"],
-                     "level": level, "margin": r["margin"],
+                     "level": level, "margin": r["margin"], "margin_unit": r["margin_unit"],
                      "tie_tolerance": r["tie_tolerance"], "lean": r["lean"],
                      "text": r["text"], "numbers": r["numbers"]})
     return rows
@@ -720,13 +719,14 @@ def aggregate_claims(per_seed):
             text = "seeds disagree: " + ", ".join(f"{c} {v}" for v, c in counts.items())
         else:
             text = f"{agreement} seeds {verdict}"
+        unit = first.get("margin_unit", "relative")
         if spread is not None:
-            text += (f"; margin over seeds {_pct(spread['min'])} .. {_pct(spread['max'])} "
-                     f"(median {_pct(spread['median'])}; tie within "
-                     f"{_pct(first['tie_tolerance'] or 0.0, signed=False)})")
+            text += (f"; margin over seeds {_pct(spread['min'], unit)} .. "
+                     f"{_pct(spread['max'], unit)} (median {_pct(spread['median'], unit)}; "
+                     f"tie within {_pct(first['tie_tolerance'] or 0.0, unit, signed=False)})")
         out.append({
             "id": cid, "claim": first["claim"], "level": first["level"], "verdict": verdict,
-            "agreement": agreement, "counts": counts, "margin": spread,
+            "agreement": agreement, "counts": counts, "margin": spread, "margin_unit": unit,
             "tie_tolerance": first["tie_tolerance"], "lean": lean, "text": text,
             "per_seed": [{"seed": seed, "verdict": r["verdict"], "margin": r["margin"],
                           "lean": r["lean"], "text": r["text"], "numbers": r["numbers"]}
@@ -734,9 +734,14 @@ def aggregate_claims(per_seed):
     return out
 
 
-def _pct(v, signed=True):
-    if v is None or not math.isfinite(v):
-        return "never/inf" if v is not None and v > 0 else ("-inf" if v is not None else "-")
+def _pct(v, unit="relative", signed=True):
+    """A margin in words: a percentage, or a count of coordinates."""
+    if v is None or math.isnan(v):
+        return "-"
+    if math.isinf(v):
+        return "+inf" if v > 0 else "-inf"
+    if unit == "coordinates":
+        return f"{v:+.0f} coords" if signed else f"{v:.0f} coords"
     return f"{100 * v:+.1f} %" if signed else f"{100 * v:.1f} %"
 
 
@@ -848,7 +853,8 @@ def targets_text(traces, reference=None):
              " iterations; 'never' = not within the budget. Per seed: supported / contradicted "
              "by the sign of the margin (the claimed-slower side's crossing / the claimed-"
              "faster side's, minus 1; for quality, the claimed-worse side's best / the "
-             "claimed-better side's worst, minus 1), tie when |margin| <= "
+             "claimed-better side's worst, minus 1; +inf / -inf when only the claimed-faster / "
+             "the other side gets there), tie when |margin| <= "
              + ", ".join(f"{k} {100 * v:g} %" for k, v in TIE_TOLERANCE.items() if v)
              + " (recovery: equal counts), not shown within the budget (neither side gets "
              "there: the numbers at matched passes say which way they lean), n/a (runs "
@@ -880,7 +886,8 @@ def format_claims(rows, markdown=False):
     def seeds(r):
         if "per_seed" not in r:
             return ""
-        return ", ".join(f"{p['seed']}: {_short(p['verdict'])} {_pct(p['margin'])}"
+        unit = r.get("margin_unit", "relative")
+        return ", ".join(f"{p['seed']}: {_short(p['verdict'])} {_pct(p['margin'], unit)}"
                          for p in r["per_seed"])
 
     if markdown:

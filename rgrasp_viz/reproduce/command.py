@@ -338,6 +338,8 @@ def run(experiment, *, quick=False, out=None, data_dir=None, seed=None, seeds=No
             "runs_per_seed": [{"seed": r["seed"], "fstar": r["reference"].fstar,
                                "fstar_source": r["reference"].source,
                                "error_reference": r["reference"].err_ref,
+                               "error_source": r["reference"].err_source,
+                               "quality": r["quality"],
                                "methods": r["method_rows"]} for r in results],
             "step_sensitivity": sensitivity,
             "claims": claims, "verdict_counts": verdict_counts(claims),
