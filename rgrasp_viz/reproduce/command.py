@@ -51,7 +51,7 @@ from .experiments import (
 )
 from .output import OutputError, OutputFolder, OutputWriteError, check_out
 from .report import Report, default_out, method_row, print_summary, reading_text, write_outputs
-from .tuning import factor_key, tune, tuned_factor, tuning_seeds
+from .tuning import factor_key, n_tuning_tasks, tune, tuned_factor, tuning_seeds
 
 __all__ = ["DEFAULT_SEEDS", "MAX_BUDGET", "add_parser", "budget_arg", "check_run_args", "main",
            "jobs_arg", "parse_seeds", "reading_arg", "run", "seed_arg", "seed_task", "seeds_arg",
@@ -286,19 +286,24 @@ def run(experiment, *, quick=False, out=None, data_dir=None, seed=None, seeds=No
     exp, out, seeds = args["experiment"], args["out"], args["seeds"]
     inner, budget = args["inner"], args["budget"]
     t_start = time.perf_counter()
-    steps = 3 + (1 if tune_steps else 0)  # (tuning,) runs, claims, files
+    # the tuning tasks, one per seed, the claims, the files
+    steps = (n_tuning_tasks((*METHODS,), (inner,)) if tune_steps else 0) + len(seeds) + 2
     name = f"{exp.name}{' --quick' if quick else ''}"
     where = {"jobs": jobs, "scheduler": scheduler}
     with OutputFolder(out) as folder, progress_bar(steps, name, progress, "step") as bar:
+        def tick(text):
+            bar.set_postfix_str(text, refresh=False)
+            bar.update()
+
         if tune_steps:
             bar.set_postfix_str("tuning the step sizes", refresh=True)
             picked, sensitivity = tune(exp, quick, data_dir, (inner,), budget=budget,
-                                       download=download, progress=False, **where)
+                                       download=download, progress=False, on_done=tick,
+                                       **where)
             tseeds = tuning_seeds()
             src = (f"tuned now on seeds {tseeds[0]}-{tseeds[-1]} (sqrt(2) grid, speed "
                    "target)")
             factors = {m: (picked[factor_key(m, inner)], src) for m in METHODS}
-            bar.update()
         else:
             factors = {m: tuned_factor(exp.name, quick, m, inner) for m in METHODS}
             sensitivity = None
@@ -307,8 +312,10 @@ def run(experiment, *, quick=False, out=None, data_dir=None, seed=None, seeds=No
                   "download": download, "inner": inner, "budget": budget,
                   "factors": factors, "progress": progress and k == 0}
                  for k, s in enumerate(seeds)]
-        results = run_tasks(seed_task, tasks, **where)
-        bar.update()
+        results = run_tasks(seed_task, tasks, **where,
+                            on_done=lambda i, r: tick(f"seed {r['seed']}: "
+                                                      f"{len(METHODS)} methods and F* done"))
+        bar.set_postfix_str("claims", refresh=True)
         first = results[0]
         info, has_truth = first["info"], first["has_truth"]
         per_seed, targets = [], []

@@ -36,7 +36,8 @@ from .experiments import (
 )
 
 __all__ = ["RECORDED_GRID", "TUNED_FACTORS", "TUNE_GRID", "TUNE_SEEDS", "TUNE_SEED_OFFSET",
-           "factor_key", "tune", "tune_task", "tuned_factor", "tuning_seeds"]
+           "factor_key", "n_tuning_tasks", "tune", "tune_task", "tuned_factor",
+           "tuning_seeds"]
 
 TUNE_GRID = tuple(2.0 ** (k / 2) for k in range(-4, 7))
 """Multipliers of :func:`rgrasp_viz.default_eta` tried when tuning: a sqrt(2) grid from 0.25
@@ -149,7 +150,7 @@ def tuning_seeds(n_seeds=TUNE_SEEDS):
 
 def tune(experiment, quick=False, data_dir=None, inners=("paper",), grid=TUNE_GRID,
          budget=None, methods=METHODS, n_seeds=TUNE_SEEDS, download=True, progress=True,
-         jobs=1, scheduler=None):
+         jobs=1, scheduler=None, on_done=None):
     """Pick each method's step-size multiplier on separately seeded problems.
 
     Parameters
@@ -173,7 +174,10 @@ def tune(experiment, quick=False, data_dir=None, inners=("paper",), grid=TUNE_GR
         Data notes on stderr.
     jobs, scheduler :
         Where the runs go (:func:`~._parallel.run_tasks`): one task per tuning problem and
-        method, each running the whole grid; the picks do not depend on it.
+        method (:func:`n_tuning_tasks`), each running the whole grid; the picks do not
+        depend on it.
+    on_done : callable, optional
+        ``on_done(text)`` as each task comes back (a progress bar).
 
     Returns
     -------
@@ -212,7 +216,12 @@ def tune(experiment, quick=False, data_dir=None, inners=("paper",), grid=TUNE_GR
                               "data_dir": data_dir, "download": download, "method": m,
                               "inner": inner, "budget": budget,
                               "grid": grid if spec.has_step else (1.0,)})
-    results = run_tasks(tune_task, tasks, jobs=jobs, scheduler=scheduler)
+    def done(i, _):
+        if on_done is not None:
+            t = tasks[i]
+            on_done(f"tuned {factor_key(t['method'], t['inner'])} on seed {t['seed']}")
+
+    results = run_tasks(tune_task, tasks, jobs=jobs, scheduler=scheduler, on_done=done)
     per_seed = {tseed: {} for tseed in seeds}
     for task, res in zip(tasks, results, strict=True):
         key = factor_key(task["method"], task["inner"])
@@ -220,6 +229,12 @@ def tune(experiment, quick=False, data_dir=None, inners=("paper",), grid=TUNE_GR
             per_seed[task["seed"]][(key, f)] = curve
     scores = {tseed: _scores(runs) for tseed, runs in per_seed.items()}
     return _pick(scores, seeds, grid, budget, methods, inners)
+
+
+def n_tuning_tasks(methods=METHODS, inners=("paper",), n_seeds=TUNE_SEEDS):
+    """How many tasks :func:`tune` hands to :func:`~._parallel.run_tasks`."""
+    per_seed = sum(len(inners) if get_method(m).readings else 1 for m in methods)
+    return n_seeds * per_seed
 
 
 def tune_task(task):
