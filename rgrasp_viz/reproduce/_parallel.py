@@ -2,8 +2,11 @@
 
 Every task handed to :func:`run_tasks` fully determines its result: seeds, sizes and
 steps travel inside the task, nothing is drawn from a shared generator or from the order
-in which workers pick tasks up. The results therefore do not depend on where or in which
-order the tasks run, and a parallel run is bit-identical to the serial one.
+in which workers pick tasks up. Every task also runs with one BLAS thread, wherever it runs
+(a multi-threaded BLAS sums in another order, and a worker process gets fewer threads than
+the main one: results would differ in the last bits).  The results therefore do not depend
+on where or in which order the tasks run, and a parallel run is bit-identical to the serial
+one (on machines of the same kind: another CPU may take other BLAS kernels).
 
 Three places to run:
 
@@ -88,6 +91,19 @@ def check_scheduler(scheduler: Any) -> str | None:
     return scheduler
 
 
+class _OneBlasThread:
+    """``func`` run under ``threadpoolctl.threadpool_limits(1, "blas")`` (picklable)."""
+
+    def __init__(self, func):
+        self.func = func
+
+    def __call__(self, task):
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self.func(task)
+
+
 def run_tasks(
     func: Callable[[Any], Any],
     tasks: Iterable[Any],
@@ -137,6 +153,7 @@ def run_tasks(
     if on_done is not None and not callable(on_done):
         raise TypeError(f"on_done must be callable, got {type(on_done).__name__}")
     tasks = list(tasks)
+    func = _OneBlasThread(func)
     if scheduler is None and (jobs == 1 or len(tasks) <= 1):
         return _collect((func(task) for task in tasks), on_done)
 

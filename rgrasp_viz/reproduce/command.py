@@ -307,7 +307,8 @@ def run(experiment, *, quick=False, out=None, data_dir=None, seed=None, seeds=No
         else:
             factors = {m: tuned_factor(exp.name, quick, m, inner) for m in METHODS}
             sensitivity = None
-        bar.set_postfix_str(f"{len(seeds)} seeds x {len(METHODS)} methods", refresh=True)
+        bar.set_postfix_str(f"running {len(seeds)} seed{'s' if len(seeds) > 1 else ''} x "
+                            f"{len(METHODS)} methods", refresh=True)
         tasks = [{"experiment": exp.name, "quick": quick, "seed": s, "data_dir": data_dir,
                   "download": download, "inner": inner, "budget": budget,
                   "factors": factors, "progress": progress and k == 0}
