@@ -735,7 +735,10 @@ def aggregate_claims(per_seed):
 
 
 def _pct(v, unit="relative", signed=True):
-    """A margin in words: a percentage, or a count of coordinates."""
+    """A margin in words: a percentage, or a count of coordinates (``run.json`` spells the
+    non-finite ones "inf", "-inf", "nan")."""
+    if isinstance(v, str):
+        v = float(v)
     if v is None or math.isnan(v):
         return "-"
     if math.isinf(v):
