@@ -257,8 +257,8 @@ def claims_markdown(exp, quick, info, claims, traces, method_rows, settings, not
                      "per method](steps.png)", ""]
         head += ["Passes to the speed target at each multiplier of default_eta (the worst of "
                  f"tuning seeds {', '.join(str(k) for k in sens['tuning_seeds'])}; chosen in "
-                 "bold; interactive figure: [steps.html](steps.html)). " + sens["selection"]
-                 + ".", "", step_table(sens)]
+                 "bold; interactive figure: [steps.html](steps.html)). Selection: "
+                 + sens["selection"] + ".", "", step_table(sens)]
     else:
         head += ["Not tuned in this run: the recorded factors were used (see the runs' "
                  "step-size sources below)."]
