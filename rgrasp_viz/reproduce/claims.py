@@ -542,7 +542,7 @@ _OURS_TXT = " and ".join("{" + m + "}" for m in OURS)
 _VS_ALL = f"all four baselines ({_names(BASELINES)})"
 _LVL = _speed_name(SPEED_LEVEL)
 _QUALITY = "final estimation error (synthetic) or held-out loss (real)"
-_RECOVERY = f"strong true coordinates, |x*_j| > {STRONG_SIGMAS:g} sigma / sqrt(n)"
+_RECOVERY = f"strong true coordinates, abs(x*_j) > {STRONG_SIGMAS:g} sigma / sqrt(n)"
 
 CLAIMS = (
     ("P1", "{svrgsp} reaches the speed target in fewer effective passes than {svrght}",
@@ -897,7 +897,8 @@ def format_claims(rows, markdown=False):
         lines = ["| id | claim | target | verdict (agreement) | per seed: verdict, margin | "
                  "numbers |", "|---|---|---|---|---|---|"]
         for r in rows:
-            lines.append(f"| {r['id']} | {r['claim']} | {r['level']} | "
+            cells = (r["claim"].replace("|", "/"), r["level"].replace("|", "/"))
+            lines.append(f"| {r['id']} | {cells[0]} | {cells[1]} | "
                          f"**{verdict(r)}**{' (' + r['lean'] + ')' if r['lean'] else ''} | "
                          f"{seeds(r)} | {r['text'].replace('|', '/')} |")
         return "\n".join(lines)
