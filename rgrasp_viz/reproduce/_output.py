@@ -34,8 +34,8 @@ from ..exceptions import OutputError
 
 __all__ = ["OUTPUT_NAMES", "OutputFolder", "check_out"]
 
-OUTPUT_NAMES = frozenset({"passes.html", "time.html", "passes.png", "time.png", "claims.md",
-                          "run.json", "traces"})
+OUTPUT_NAMES = frozenset({"passes.html", "time.html", "passes.png", "time.png", "steps.html",
+                          "steps.png", "claims.md", "run.json", "traces"})
 """Entries a run writes in its folder (``traces/`` holds ``*.npz`` only)."""
 
 

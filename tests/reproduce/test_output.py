@@ -25,14 +25,15 @@ from rgrasp_viz import Trace
 from rgrasp_viz import _cli as cli
 from rgrasp_viz import reproduce as R
 from rgrasp_viz.exceptions import OutputError
+from rgrasp_viz.reproduce import _experiments as RE
 from rgrasp_viz.reproduce import _output as output
 from rgrasp_viz.reproduce import _report as report
 from rgrasp_viz.reproduce._output import OutputFolder
-from rgrasp_viz.solvers._registry import run_label
 
 pytest.importorskip("plotly")
 
-QUICK = ["reproduce", "fig1-setting1", "--quick", "--no-png"]
+QUICK = ["reproduce", "fig1-setting1", "--quick", "--no-png", "--no-tune"]
+"""One seed (each test names it), the recorded steps: the output folder is what is tested."""
 
 
 def snapshot(folder):
@@ -45,12 +46,12 @@ def snapshot(folder):
 def assert_complete_run(out, seed):
     """``out`` holds one complete run of ``seed``: every file, all from that run."""
     settings = json.loads((out / "run.json").read_text())
-    assert settings["seed"] == seed
+    assert settings["seed"] == seed and settings["seeds"] == [seed]
     names = {p.name for p in (out / "traces").iterdir()}
-    assert names == {m.replace("+", "plus") + ".npz" for m in R.METHODS}
+    assert names == {m.replace("+", "plus") + ".npz" for m in RE.METHODS}
     for name in names:
         assert Trace.load(out / "traces" / name).meta["random_state"] == seed, name
-    assert f"seed {seed};" in (out / "claims.md").read_text()
+    assert f"evaluation seeds {seed} (" in (out / "claims.md").read_text()
     for fig in ("passes.html", "time.html"):
         assert (out / fig).stat().st_size > 0
 
@@ -66,16 +67,16 @@ def assert_nothing_beside(out):
         lock.release()
 
 
-FIRST = R.METHODS[0]
-FIRST_LABEL = run_label(FIRST, "paper")
-"""The first method solved: its label in the progress bar says the solving has begun."""
+FIRST_LABEL = f"running 1 seed x {len(RE.METHODS)} methods"
+"""The progress bar's step while the methods run: the solving has begun."""
 
 
 @pytest.fixture(scope="module")
 def seed0_run(tmp_path_factory):
     """A finished seed-0 quick run (its folder is copied by the tests that overwrite it)."""
     out = tmp_path_factory.mktemp("seed0") / "run"
-    R.run("fig1-setting1", quick=True, out=out, png=False, progress=False, budget=20)
+    R.run("fig1-setting1", quick=True, out=out, png=False, progress=False, budget=20, seed=0,
+          tune_steps=False)
     return out
 
 
@@ -89,15 +90,14 @@ def copy_run(src, dest):
 # -- Ctrl-C -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("when", [FIRST_LABEL, "F* (reference run)"],
-                         ids=["solving", "reference"])
+@pytest.mark.parametrize("when", [FIRST_LABEL, "claims"], ids=["solving", "judging"])
 def test_ctrl_c_during_a_rerun_leaves_the_previous_run(seed0_run, tmp_path, when):
     out = copy_run(seed0_run, tmp_path / "run")
     before = snapshot(out)
     run = TtyRun(QUICK + ["--seed", "7", "--out", str(out)])
     try:
-        # Ctrl-C once the bar names the first method (about 1.5 s after the start), or the
-        # reference run (the last stage before the figures, traces and tables are written)
+        # Ctrl-C once the bar says the methods run (about 1.5 s after the start), or the
+        # claims (the last stage before the figures, traces and tables are written)
         run.wait_for(when)
         run.send_signal(signal.SIGINT)
         code, stdout, stderr = run.finish(timeout=120)
@@ -194,7 +194,7 @@ def tiny_tmpfs(tmp_path):
 
 def test_disk_full_part_way_leaves_the_previous_run(tiny_tmpfs, capsys):
     out = tiny_tmpfs / "run"
-    assert cli.main(QUICK + ["--budget", "6", "--out", str(out)]) == 0
+    assert cli.main(QUICK + ["--seed", "0", "--budget", "6", "--out", str(out)]) == 0
     before = snapshot(out)
     used = os.statvfs(tiny_tmpfs)
     capsys.readouterr()
@@ -214,7 +214,7 @@ def test_disk_full_part_way_leaves_the_previous_run(tiny_tmpfs, capsys):
 
 def test_second_run_on_the_same_folder_is_refused(tmp_path):
     out = tmp_path / "run"
-    first = TtyRun(QUICK + ["--budget", "20", "--out", str(out)])
+    first = TtyRun(QUICK + ["--seed", "0", "--budget", "20", "--out", str(out)])
     try:
         first.wait_for(FIRST_LABEL)  # it holds the folder now
         first.send_signal(signal.SIGSTOP)  # and keeps it, however fast this machine is
@@ -296,11 +296,12 @@ def test_rerun_without_png_leaves_no_stale_png(tmp_path, monkeypatch):
     monkeypatch.setattr(export, "_write_png",
                         lambda fig, path, w, h, scale: Path(path).write_bytes(b"\x89PNG\r\n"))
     out = tmp_path / "run"
-    rep = R.run("fig1-setting1", quick=True, out=out, png=True, progress=False, budget=3)
+    rep = R.run("fig1-setting1", quick=True, out=out, png=True, progress=False, budget=3,
+                seed=0, tune_steps=False)
     assert {"passes.png", "time.png"} <= {p.name for p in out.iterdir()}
     assert len(rep.files) == 12
     rep = R.run("fig1-setting1", quick=True, out=out, png=False, progress=False, budget=3,
-                seed=3)
+                seed=3, tune_steps=False)
     assert not list(out.glob("*.png"))
     assert len(rep.files) == 10 and sorted(rep.files) == sorted(
         p for p in out.rglob("*") if p.is_file())

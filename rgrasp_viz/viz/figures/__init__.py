@@ -22,6 +22,7 @@ module                 figures
 ``_thresholding``      :func:`threshold_timeline`
 ``_moments``           :func:`coefficients`, :func:`progress`
 ``_slack``             :func:`slack_descent`
+``_steps``             :func:`step_sensitivity`
 ``_base``              template, plain-dict traces and specs
 =====================  ==============================================================
 """
@@ -68,6 +69,7 @@ from ._raster import (
     with_cursor,
 )
 from ._slack import slack_descent, slack_descent_spec
+from ._steps import step_sensitivity, step_sensitivity_spec
 from ._thresholding import threshold_timeline, threshold_timeline_spec
 
 __all__ = [
@@ -90,6 +92,8 @@ __all__ = [
     "raster_cursor",
     "slack_descent",
     "slack_descent_spec",
+    "step_sensitivity",
+    "step_sensitivity_spec",
     "support_raster",
     "support_raster_spec",
     "threshold_timeline",
