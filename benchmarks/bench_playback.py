@@ -357,7 +357,7 @@ def explore_debounce():
     """Seconds ``rv.explore`` waits for a quiet slider before it solves (its default)."""
     import inspect
 
-    from rgrasp_viz.viz.dashboards.explorer import Explorer
+    from rgrasp_viz.viz.dashboards._explorer import Explorer
 
     return inspect.signature(Explorer).parameters["debounce"].default
 

@@ -20,6 +20,7 @@ import warnings
 from _util import machine_note, table
 
 import rgrasp_viz as rv
+from rgrasp_viz.exceptions import ConvergenceWarning
 from rgrasp_viz.solvers._driver import SUPPORT_FACTOR
 
 METHODS = ("svrgsp+", "svrgsp", "svrght", "sght", "fght", "grasp")
@@ -35,7 +36,7 @@ def sweep(setting, seed):
         for f in (FACTORS if rv.get_method(m).has_step else (1.0,)):
             eta = f * rv.default_eta(prob, m, s) if rv.get_method(m).has_step else None
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore", rv.ConvergenceWarning)
+                warnings.simplefilter("ignore", ConvergenceWarning)
                 runs.append((m, f, rv.solve(prob, m, s=s, eta=eta, random_state=seed)))
     best = min(r.fun for _, _, r in runs)
     rows = []

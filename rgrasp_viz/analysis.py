@@ -3,10 +3,10 @@
 Nothing here draws, times or runs a solver: traces (or arrays) in, numbers out.  A fact such
 as "where does a curve first reach a level" or "what is F*" is computed here once, so a table
 and a plot shown together always agree.  Method names, labels and flags come from the method
-registry (:mod:`rgrasp_viz.solvers.registry`).
+registry (:mod:`rgrasp_viz.solvers._registry`).
 
-* runs: :func:`as_trace`, :func:`trace_label`, :func:`run_labels`, :func:`status_kind` (the
-  colour a run's status is shown in, estimate quality included);
+* runs: :func:`as_trace`, :func:`~rgrasp_viz.solvers.run_label`, :func:`run_labels`,
+  :func:`status_kind` (the colour a run's status is shown in, estimate quality included);
 * objective: :func:`best_objective`, :func:`estimate_fstar` (one :class:`FStar` per view),
   :func:`first_crossing`, :func:`final_support_differences`;
 * telling runs apart: :func:`same_iterates`, :func:`identical_runs`, :func:`axis_scale`;
@@ -27,8 +27,11 @@ import math
 import numbers
 
 import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
 
-from .solvers.registry import get_method, normalize_reading, run_label
+from ._trace import Trace
+from .solvers._registry import get_method, normalize_reading, run_label
 
 __all__ = [
     "IDENTICAL_RTOL",
@@ -62,7 +65,6 @@ __all__ = [
     "threshold_shapes",
     "threshold_share",
     "thresholds_until",
-    "trace_label",
     "x_values",
 ]
 
@@ -79,8 +81,6 @@ def as_trace(obj):
     TypeError
         For anything else.
     """
-    from .trace import Trace
-
     if isinstance(obj, Trace):
         return obj
     tr = getattr(obj, "trace", None)
@@ -128,7 +128,7 @@ def status_kind(run, poor_error=POOR_ERROR):
     -------
     StatusKind
     """
-    from .solvers.status import Status
+    from .solvers._status import Status
 
     rel = math.nan
     if isinstance(run, numbers.Integral):
@@ -165,12 +165,6 @@ def as_traces(objs):
     return out
 
 
-def trace_label(trace):
-    """The label of one run: its method's label, marked ``(on T)`` for our variant of
-    Algorithm 2 (see :func:`rgrasp_viz.solvers.registry.run_label`)."""
-    return run_label(trace.method, trace.meta.get("inner"))
-
-
 _PARAM_KEYS = ("s", "eta", "J", "m", "random_state", "inner", "problem", "batch_size")
 
 
@@ -190,7 +184,7 @@ def run_labels(traces):
     list of str
     """
     traces = as_traces(traces)
-    base = [trace_label(t) for t in traces]
+    base = [run_label(t) for t in traces]
     out = list(base)
     for lab in set(base):
         group = [i for i, b in enumerate(base) if b == lab]
@@ -363,7 +357,7 @@ def estimate_fstar(traces, reference=None):
         ref = as_trace(reference)
         _check_same_problem([*traces, ref])
         f, i = best_objective(ref)
-        cands.append((f, trace_label(ref), i, True))
+        cands.append((f, run_label(ref), i, True))
     else:
         _check_same_problem(traces)
     # the reference wins ties: "found by a separate run" does not depend on the runs shown
@@ -854,9 +848,6 @@ def slack_ratios(trace, problem, max_cells=SLACK_MAX_CELLS):
         raise ValueError(f"problem too large for the exact sub-problem solve: n * max|T| = "
                          f"{cells:,} > max_cells = {max_cells:,}; use a smaller problem "
                          "(e.g. make_regression('classroom')) or raise max_cells")
-    import scipy.linalg
-    import scipy.sparse as sp
-
     W, y = problem.W, problem.y
     out = np.full(len(trace), np.nan)
     ptr = np.asarray(trace.T_ptr)

@@ -52,12 +52,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _progress
-from .problems import Problem
+from ._problems import Problem
+from .exceptions import ChecksumError, DatasetUnavailableError
 
 __all__ = [
     "DATASETS",
-    "ChecksumError",
-    "DatasetUnavailableError",
     "RemoteDataset",
     "fetch",
     "get_data_dir",
@@ -183,16 +182,8 @@ DATASETS = {
 _ALIASES = {"rcv1.binary": "rcv1", "rcv1_train": "rcv1", "realsim": "real-sim"}
 
 
-class DatasetUnavailableError(OSError):
-    """A data set is not in the cache and could not be downloaded.
-
-    The message names the file to download, the address to get it from and the path to
-    save it under.
-    """
 
 
-class ChecksumError(ValueError):
-    """A downloaded or cached file does not have the expected SHA-256 checksum."""
 
 
 # ------------------------------------------------------------------------ cache dir

@@ -13,7 +13,7 @@ Steps (each fails with a message that says what to install or fix):
      script that draws it with the site's own plotly.js (the notebooks store arrays as
      base64 ``bdata``, which plotly.js >= 2.28 reads);
    * dashboards (``rv.explore`` / ``rv.play`` / ``rv.compare``) keep their static copy
-     (``text/html``, see :mod:`rgrasp_viz.viz.static`), with the Binder link pointed at
+     (``text/html``, see :mod:`rgrasp_viz.viz._static`), with the Binder link pointed at
      the page's own notebook; a widget saved without one gets a note and a Binder link;
    * the live widget view (``application/vnd.jupyter.widget-view+json``) is dropped: it
      cannot be drawn without a kernel;
@@ -40,7 +40,7 @@ Steps (each fails with a message that says what to install or fix):
 The output folder is complete or absent, never a mix, and never someone else's: Sphinx
 writes into a temporary folder beside ``--out`` (``.NAME.partial-PID-XXXX``) that is swapped
 into place only when the build and its checks succeeded (one atomic ``renameat2`` exchange on
-Linux, as :mod:`rgrasp_viz.reproduce.output` does for ``reproduce``).  The builder writes a
+Linux, as :mod:`rgrasp_viz.reproduce._output` does for ``reproduce``).  The builder writes a
 marker file (:data:`MARKER`) listing every file of the site it built; an existing ``--out``
 is replaced only when it is empty or holds nothing but the files its marker lists, so a
 folder with anything else in it (``thesis.tex``, ``.git``) is refused (exit 2) and nothing
@@ -216,7 +216,7 @@ def swap_in(stage_dir, out):
     Signals are held for the few system calls of the swap (then delivered), so ``out`` is
     the previous site or the new one, never neither.
     """
-    from rgrasp_viz.reproduce.output import _exchange
+    from rgrasp_viz.reproduce._output import _exchange
 
     os.chmod(stage_dir, 0o777 & ~_umask())  # mkdtemp's 0o700 would end up on ``out``
     held = {signal.SIGINT, signal.SIGTERM}
@@ -252,7 +252,7 @@ def _say(msg):
 
 
 def _binder_for(name):
-    from rgrasp_viz.viz.static import BINDER_LAB
+    from rgrasp_viz.viz._static import BINDER_LAB
 
     return f"{BINDER_LAB}/{name}"
 
@@ -281,7 +281,7 @@ def static_notebook(nb, name):
         ``figures`` (Plotly figures turned into HTML), ``dashboards`` (static copies
         kept), ``widget_notes`` (widgets without a static copy, replaced by a note).
     """
-    from rgrasp_viz.viz.static import BINDER_LAB, figure_html
+    from rgrasp_viz.viz._static import BINDER_LAB, figure_html
 
     nb = copy.deepcopy(nb)
     nb.get("metadata", {}).pop("widgets", None)
@@ -396,8 +396,8 @@ def slider_sweeps(problems=None):
 
 def slider_page(sweeps):
     """The Markdown of the slider page: prose, then one figure per problem and parameter."""
+    from rgrasp_viz.viz._static import figure_html
     from rgrasp_viz.viz.sliders import SWEEP_PARAMETERS
-    from rgrasp_viz.viz.static import figure_html
 
     lines = [
         "# Drag m, J, η and s without a kernel",

@@ -15,7 +15,7 @@ import pytest
 
 import rgrasp_viz as rv
 from rgrasp_viz import analysis as A
-from rgrasp_viz.solvers.registry import method_names
+from rgrasp_viz.solvers._registry import method_names
 
 ROOT = Path(__file__).resolve().parents[1]
 N, D, S_STAR, S, J = 120, 200, 5, 6, 240

@@ -1,7 +1,7 @@
 """Numba kernels: the only subpackage that imports numba (through :mod:`._jit`).
 
 Everything here works on plain, already-validated arrays; validation happens once at the
-package boundary (:mod:`rgrasp_viz.problems`, :func:`rgrasp_viz.solve`).
+package boundary (:mod:`rgrasp_viz._problems`, :func:`rgrasp_viz.solve`).
 """
 
 from ._jit import HAVE_NUMBA, NUMBA_VERSION

@@ -23,19 +23,19 @@ SVRGSP and SVRGSP+ run the paper's Algorithm 2 by default (``inner="paper"``: ``
 
 One job per module:
 
-* :mod:`~rgrasp_viz.reproduce.experiments` — the experiments' data, their pass budgets, one
+* :mod:`~rgrasp_viz.reproduce._experiments` — the experiments' data, their pass budgets, one
   budgeted run (``F*`` comes from :mod:`rgrasp_viz.reference`, re-exported here);
-* :mod:`~rgrasp_viz.reproduce.tuning` — recorded step-size multipliers and the tuning run;
-* :mod:`~rgrasp_viz.reproduce.claims` — the paper's claims checked on traces (no solving);
-* :mod:`~rgrasp_viz.reproduce.report` — figures, ``claims.md``, ``run.json``, the summary;
-* :mod:`~rgrasp_viz.reproduce.output` — the output folder: complete or absent, one writer;
-* :mod:`~rgrasp_viz.reproduce.command` — :func:`run` and the command-line arguments.
+* :mod:`~rgrasp_viz.reproduce._tuning` — recorded step-size multipliers and the tuning run;
+* :mod:`~rgrasp_viz.reproduce._claims` — the paper's claims checked on traces (no solving);
+* :mod:`~rgrasp_viz.reproduce._report` — figures, ``claims.md``, ``run.json``, the summary;
+* :mod:`~rgrasp_viz.reproduce._output` — the output folder: complete or absent, one writer;
+* :mod:`~rgrasp_viz.reproduce._command` — :func:`run` and the command-line arguments.
 """
 
 from __future__ import annotations
 
-from ..solvers.registry import method_label
-from .claims import (
+from ..solvers._registry import method_label
+from ._claims import (
     BASELINES,
     CLAIMS,
     CONTRADICTED,
@@ -66,8 +66,8 @@ from .claims import (
     verdict_counts,
     verdict_summary,
 )
-from .command import check_run_args, run
-from .experiments import (
+from ._command import check_run_args, run
+from ._experiments import (
     EXPERIMENTS,
     METHODS,
     PAPER_DENSITY,
@@ -88,9 +88,9 @@ from .experiments import (
     standin_problem,
     warm_up,
 )
-from .output import OutputError, OutputWriteError
-from .report import Report, default_out, print_summary
-from .tuning import (
+from ._precomputed import load as load_precomputed
+from ._report import Report, default_out, print_summary
+from ._tuning import (
     TUNE_GRID,
     TUNE_SEED_OFFSET,
     TUNE_SEEDS,
@@ -133,8 +133,6 @@ __all__ = [
     "TUNE_SEED_OFFSET",
     "VR_METHODS",
     "Experiment",
-    "OutputError",
-    "OutputWriteError",
     "ProblemInfo",
     "Reference",
     "Report",
@@ -144,6 +142,7 @@ __all__ = [
     "evaluate_claims",
     "factor_key",
     "format_claims",
+    "load_precomputed",
     "format_target_table",
     "least_squares_on",
     "pass_budget",
@@ -168,7 +167,7 @@ __all__ = [
 
 class _Labels:
     """``LABELS[m]``: the registry's label of method ``m`` (kept for older callers; use
-    :func:`rgrasp_viz.solvers.registry.method_label`)."""
+    :func:`rgrasp_viz.solvers._registry.method_label`)."""
 
     def __getitem__(self, method):
         return method_label(method)

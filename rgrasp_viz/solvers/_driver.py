@@ -10,17 +10,21 @@ import platform
 import time
 
 import numpy as np
+import scipy
+import scipy.sparse as sp
 
 from .. import _kernels as K
 from .. import losses
 from .._kernels.threads import BlasThreads
-from ..problems import as_problem
-from ..result import SolveResult, warn_max_iter, warn_status
-from ..trace import TraceBuilder
-from ._common import Workspace
-from .params import check_flag, check_params
-from .registry import get_method
-from .status import MESSAGES, Status
+from .._problems import Problem, as_problem
+from .._result import SolveResult, warn_max_iter, warn_status
+from .._trace import TraceBuilder
+from .._version import __version__
+from ._common import Workspace, merge_support
+from ._exact import RestrictedLeastSquares
+from ._params import check_flag, check_params
+from ._registry import get_method
+from ._status import MESSAGES, Status
 
 EXPLODE_FACTOR = 1e6
 """A run whose objective exceeds ``EXPLODE_FACTOR * F(x0)`` is declared diverged."""
@@ -82,13 +86,9 @@ def warm_up(method, sparse, inner="paper"):
     key = (spec.name, bool(sparse), inner if spec.readings else None)
     if key in _WARM:
         return
-    from ..problems import Problem
-
     rng = np.random.default_rng(0)
     W = rng.standard_normal((8, 12))
     if sparse:
-        import scipy.sparse as sp
-
         W = sp.csr_matrix(W)
     prob = Problem(W, rng.standard_normal(8))
     params = check_params(prob, spec.name, s=2, eta=0.01, J=8, m=2, inner=inner,
@@ -171,7 +171,7 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, inner=
         A step you give is used as is.
     J : int, optional
         Inner steps per epoch of SVRG-type methods (default ``2n``); at most
-        :func:`~rgrasp_viz.solvers.params.max_inner_steps` (``100 n``, at least 100,000
+        :func:`~rgrasp_viz.solvers._params.max_inner_steps` (``100 n``, at least 100,000
         and at most 10,000,000).
     m : int, optional
         SVRGSP+: ``H_|T|`` is applied every ``ceil(J/m)`` inner steps, i.e.
@@ -228,7 +228,7 @@ def solve(problem, method="svrgsp+", *, s=None, eta=None, J=None, m=None, inner=
     x_true : array_like, optional
         Ground truth for raw input (enables ``rel_error``).
     warn : bool, default True
-        Emit a :class:`~rgrasp_viz.ConvergenceWarning` when the run ends ``MAX_ITER``,
+        Emit a :class:`~rgrasp_viz.exceptions.ConvergenceWarning` when the run ends ``MAX_ITER``,
         ``DIVERGED``, ``STALLED``, ``NO_PROGRESS`` or ``HT_FIXED_POINT``, or when a run with
         a step size ends at its budget having lowered the objective by less than
         ``SLOW_RTOL`` of ``|F(x0)|`` (the message then names the step size as the likely
@@ -544,9 +544,6 @@ def minimiser_probe(prob, x, s, forced=()):
         package's rule (:mod:`._exact`): the gradient (1 pass) and the three exact fits,
         warm-started from ``x`` and from the fit on ``T``.
     """
-    from ._common import merge_support
-    from ._exact import RestrictedLeastSquares
-
     forced = np.asarray(forced, dtype=np.int64)
     support = np.flatnonzero(x)
     g = prob.gradient(x)
@@ -574,7 +571,8 @@ def minimiser_probe(prob, x, s, forced=()):
 
 
 _WARNED = (Status.DIVERGED, Status.STALLED, Status.NO_PROGRESS, Status.HT_FIXED_POINT)
-"""Statuses reported with a :class:`~rgrasp_viz.ConvergenceWarning` (``MAX_ITER`` too)."""
+"""Statuses reported with a :class:`~rgrasp_viz.exceptions.ConvergenceWarning`
+(``MAX_ITER`` too)."""
 
 
 def _cause(params):
@@ -617,9 +615,5 @@ def _record(builder, impl, prob, t, out, ws):
 
 
 def _versions():
-    import scipy
-
-    from .. import __version__
-
     return {"rgrasp_viz": __version__, "numpy": np.__version__, "scipy": scipy.__version__,
             "numba": K.NUMBA_VERSION, "python": platform.python_version()}

@@ -21,9 +21,9 @@ import numbers
 import numpy as np
 
 from ..analysis import FStar, as_trace, estimate_fstar
-from ..solvers.params import cuts_per_epoch
-from ..solvers.registry import get_method, method_label
-from ..solvers.status import Status
+from ..solvers._params import cuts_per_epoch
+from ..solvers._registry import get_method, method_label
+from ..solvers._status import Status
 from .figures import convergence_spec
 from .figures._base import figure
 

@@ -28,11 +28,11 @@ module             job
 from __future__ import annotations
 
 from ...analysis import replay_frames
+from ._comparison import Comparison, compare
+from ._debounce import Debouncer
+from ._explorer import Explorer, explore
+from ._player import Player, play
 from ._widgets import update_figure
-from .comparison import Comparison, compare
-from .debounce import Debouncer
-from .explorer import Explorer, explore
-from .player import Player, play
 
 __all__ = ["Comparison", "Debouncer", "Explorer", "Player", "compare", "explore", "play",
            "replay_frames", "update_figure"]

@@ -6,6 +6,7 @@ import contextlib
 
 from plotly.basedatatypes import Undefined as _UNDEFINED
 
+from ...analysis import status_kind as _run_status_kind
 from ..figures import TEMPLATE
 from ..figures._base import esc  # noqa: F401 - the one escaping helper, for the dashboards
 from ._figurewidget import LiveFigure
@@ -173,7 +174,7 @@ def check_options(*, debounce=None, max_rows=None, n_ticks=None, interval=None):
     TypeError, ValueError
         Naming the option.
     """
-    from ...solvers.params import _check_int, _check_nonneg
+    from ...solvers._params import _check_int, _check_nonneg
 
     out = {}
     if debounce is not None:
@@ -197,17 +198,13 @@ def status_kind(run):
     for every other way a run stops (MAX_ITER, MAX_PASSES, STALLED, NO_PROGRESS,
     HT_FIXED_POINT, CALLBACK: it did not converge) and for a CONVERGED poor estimate
     (:func:`status_note` says why)."""
-    from ...analysis import status_kind as kind_of
-
-    return kind_of(run).kind
+    return _run_status_kind(run).kind
 
 
 def status_note(run):
     """Why a CONVERGED run is not shown green (a poor estimate), as plain text; empty
     otherwise (escape it before it reaches HTML)."""
-    from ...analysis import status_kind as kind_of
-
-    return kind_of(run).note
+    return _run_status_kind(run).note
 
 
 REFERENCES = ("exact", None)

@@ -15,7 +15,7 @@ from ...analysis import (
     run_labels,
     x_values,
 )
-from ...solvers.registry import method_color
+from ...solvers._registry import method_color
 from ._base import LEGEND, esc, figure, finite_or_nan, run_styles, spec, tr
 
 XLABEL = {"passes": "effective passes", "time": "solver time [s]",

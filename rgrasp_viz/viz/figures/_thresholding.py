@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ...analysis import as_traces, event_positions, iteration_positions, run_labels, threshold_share
-from ...solvers.registry import method_color
+from ...solvers._registry import method_color
 from ._base import LEGEND, esc, figure, short, spec, tr
 
 _MAX_COUNT_POINTS = 2000
