@@ -29,8 +29,8 @@ from ._steps import (  # noqa: F401 - default_eta: rv.default_eta
     restricted_smoothness,
 )
 
-# one public home per name: solve, Status, SubProblem, default_eta, get_method, method_names,
-# register_method, unregister_method, hard_threshold and cuts_per_epoch are rgrasp_viz.*
+# one public home per name: solve, Status, SubProblem, cuts_per_epoch, default_eta, get_method,
+# hard_threshold, method_names, register_method and unregister_method are rgrasp_viz.*
 # (imported here for the package's own use)
 __all__ = ["READINGS", "WORK_RTOL", "MethodSpec", "SolveParams", "check_params", "method_color",
            "method_label", "restricted_row_smoothness", "restricted_smoothness", "run_label",

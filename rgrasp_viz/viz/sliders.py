@@ -21,7 +21,7 @@ import numbers
 import numpy as np
 
 from ..analysis import FStar, as_trace, estimate_fstar
-from ..solvers._params import cuts_per_epoch
+from ..solvers import cuts_per_epoch
 from ..solvers._registry import get_method, method_label
 from ..solvers._status import Status
 from .figures import convergence_spec

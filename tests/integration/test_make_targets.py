@@ -6,7 +6,7 @@ install everything it needs itself (through pip's cache and the machine's config
 the estimators, so that extra must bring scikit-learn), and ``make bench``'s install, after
 which every benchmark script must import (a benchmark that imports a renamed private helper
 would otherwise break ``make bench`` silently).  ``make test`` is this suite, ``make lab`` and
-``make notebooks`` are covered by ``test_lab_env.py`` and ``tests/notebooks/``.
+``make notebooks`` are covered by ``tests/integration/test_lab_env.py`` and ``tests/notebooks/``.
 """
 
 from __future__ import annotations

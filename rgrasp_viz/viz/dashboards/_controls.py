@@ -17,8 +17,7 @@ from collections.abc import Callable
 
 import ipywidgets as widgets
 
-from ...solvers import solve
-from ...solvers._params import cuts_per_epoch
+from ...solvers import cuts_per_epoch, solve
 from ...solvers._registry import READINGS, normalize_reading
 
 __all__ = ["CONTROLS", "M_TOOLTIP", "STOPPING", "Control", "build_controls", "default_reading",
