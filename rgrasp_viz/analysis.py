@@ -31,6 +31,7 @@ import scipy.linalg
 import scipy.sparse as sp
 
 from ._trace import Trace
+from .solvers import Status
 from .solvers._registry import get_method, normalize_reading, run_label
 
 __all__ = [
@@ -128,8 +129,6 @@ def status_kind(run, poor_error=POOR_ERROR):
     -------
     StatusKind
     """
-    from .solvers._status import Status
-
     rel = math.nan
     if isinstance(run, numbers.Integral):
         status = Status(int(run))
