@@ -148,9 +148,17 @@ class _SparseLinearModel(BaseEstimator):
         x_mean = np.zeros(d)
         y_mean = 0.0
         if centered:
-            x_mean = X.mean(axis=0)
+            with np.errstate(over="ignore", invalid="ignore"):  # finite X may overflow here
+                x_mean = X.mean(axis=0)
+                A = X - x_mean
+            over = np.flatnonzero(~np.isfinite(A).all(axis=0))
+            if over.size:
+                j = int(over[0])
+                raise ValueError(f"column {j} of X overflows float64 when centred (its "
+                                 f"entries reach {np.max(np.abs(X[:, j])):.3g}, finite but so "
+                                 f"large that their mean or X - mean is not); rescale it")
             y_mean = float(y_work.mean())
-            A, b = X - x_mean, y_work - y_mean
+            b = y_work - y_mean
             icol = None
         elif self.fit_intercept:  # an unpenalised-by-H_s column of ones, always selected
             ones = np.ones((n, 1))

@@ -31,8 +31,8 @@ import scipy.linalg
 import scipy.sparse as sp
 
 from ._trace import Trace
-from .solvers import Status
 from .solvers._registry import get_method, normalize_reading, run_label
+from .solvers._status import Status
 
 __all__ = [
     "IDENTICAL_RTOL",

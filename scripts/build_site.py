@@ -155,7 +155,8 @@ def check_out(out):
     ------
     OutError
         When ``out`` is a file, a file-system root, or an existing folder holding anything
-        a build did not write (no marker, or files its marker does not list).
+        a build did not write (no marker, or files its marker does not list), or whose
+        marker is not one this builder wrote (see :func:`_marker_files`).
     """
     path = Path(os.path.realpath(os.path.expanduser(os.fspath(out))))
     if path.parent == path:
@@ -167,23 +168,49 @@ def check_out(out):
     entries = os.listdir(path)
     if not entries:
         return path
-    written = set()
     marker = path / MARKER
-    if marker.is_file():
-        try:
-            written = set(json.loads(marker.read_text(encoding="utf-8"))["files"])
-        except (ValueError, KeyError, TypeError, OSError):
-            written = set()
+    written = _marker_files(path) if os.path.lexists(marker) else set()
     odd = [f for f in _files_under(path) if f != MARKER and f not in written]
     if odd:
         shown = ", ".join(odd[:5]) + (f" and {len(odd) - 5} more" if len(odd) > 5 else "")
         hint = ""
-        if not marker.is_file() and (path / "site-build.json").is_file():
+        if not os.path.lexists(marker) and (path / "site-build.json").is_file():
             hint = (f" (a site built before the builder marked its output with {MARKER}: "
                     "delete it yourself if nothing else is in it)")
         raise OutError(f"--out {path} holds files a site build did not write ({shown}); it "
                        f"would be replaced: choose a new or empty folder{hint}")
     return path
+
+
+def _marker_files(path):
+    """The files the marker of a previous build in ``path`` lists, validated.
+
+    A marker this builder wrote is a JSON object whose ``"files"`` is a list of relative
+    POSIX paths, each present in ``path``; anything else vouches for nothing and is refused
+    (an ``OutError`` saying what is wrong with it), so a hand-made or damaged marker cannot
+    make a folder of other files look like a previous build.
+    """
+    marker = path / MARKER
+    refuse = (f"; not a marker this builder wrote, so --out {path} would be replaced "
+              "unchecked: choose a new or empty folder")
+    if marker.is_symlink() or not marker.is_file():
+        raise OutError(f"{marker} is not a regular file{refuse}")
+    try:
+        data = json.loads(marker.read_text(encoding="utf-8"))
+    except (ValueError, OSError) as exc:
+        raise OutError(f"{marker} cannot be read as JSON ({exc}){refuse}") from None
+    files = data.get("files") if isinstance(data, dict) else None
+    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+        raise OutError(f"{marker} does not hold a list of file names under \"files\"{refuse}")
+    for name in files:
+        parts = name.split("/")
+        if not name or name.startswith("/") or "\\" in name or any(
+                p in ("", ".", "..") for p in parts):
+            raise OutError(f"{marker} lists {name!r}, not a relative path inside the "
+                           f"folder{refuse}")
+        if not os.path.lexists(path / name):
+            raise OutError(f"{marker} lists {name!r}, which is not there{refuse}")
+    return set(files)
 
 
 def _pid_alive(pid):

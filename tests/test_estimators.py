@@ -151,6 +151,23 @@ def test_multiclass_is_refused():
         SparseLogisticRegression().fit(X, np.arange(30) % 3)
 
 
+
+@pytest.mark.parametrize(("fit_intercept", "message"), [
+    (True, r"column 2 of X overflows float64 when centred \(its entries reach 1e\+308"),
+    (False, r"largest \|W\| = 1e\+308, in column 2: squares of entries overflow"),
+])
+def test_a_finite_column_too_large_for_float64_is_named(fit_intercept, message):
+    """Finite entries of 1e308: an overflow in column 2, not "non-finite values" in the
+    data (centring makes their mean infinite; without it, their squares are)."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 5))
+    X[:, 2] = 1e308
+    y = rng.standard_normal(40)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's own overflow notes
+        with pytest.raises(ValueError, match=message):
+            SparseLinearRegression(s=2, fit_intercept=fit_intercept).fit(X, y)
+
 # -- always_select --------------------------------------------------------------------------
 
 

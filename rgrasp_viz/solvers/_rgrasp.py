@@ -86,10 +86,18 @@ def framework(make_subsolver):
 
 
 def _read_only(a):
-    """A read-only view of an array (the caller's data stay untouchable)."""
+    """A read-only view of an array."""
     v = a.view()
     v.flags.writeable = False
     return v
+
+
+def _frozen(a):
+    """A copy of an array over an immutable ``bytes`` buffer: read-only for good (its
+    ``WRITEABLE`` flag cannot be set again, and its ``.base`` leads to the copy, never to
+    the caller's array)."""
+    a = np.ascontiguousarray(a)
+    return np.frombuffer(a.tobytes(), dtype=a.dtype).reshape(a.shape)
 
 
 def _read_only_design(W):
@@ -101,15 +109,32 @@ def _read_only_design(W):
     return _read_only(W)
 
 
+def _frozen_design(W):
+    if sp.issparse(W):
+        return sp.csr_matrix((_frozen(W.data), _frozen(W.indices), _frozen(W.indptr)),
+                             shape=W.shape, copy=False)
+    return _frozen(W)
+
+
 def read_only_problem(problem):
-    """A :class:`~rgrasp_viz.Problem` sharing ``problem``'s data through read-only views: its
-    methods work as usual, writing into its ``W``, ``y`` or ``x_true`` raises, and assigning
-    new ones changes only the view."""
-    view = copy.copy(problem)  # a shallow copy: same arrays, a fresh cache of derived data
-    view.W = _read_only_design(problem.W)
-    view.y = _read_only(problem.y)
-    if problem.x_true is not None:
-        view.x_true = _read_only(problem.x_true)
+    """A :class:`~rgrasp_viz.Problem` over a read-only copy of ``problem``'s data.
+
+    Its methods work as usual; its ``W``, ``y`` and ``x_true`` are views of one internal copy
+    that nothing can make writable again (``setflags(write=True)`` raises, and ``.base``
+    leads to the copy, not to ``problem``'s arrays), so no code handed it can change
+    ``problem``'s data. Assigning new arrays changes only the returned object. The data are
+    copied once: called on a problem it returned, it returns a new view of the same copy.
+    """
+    frozen = getattr(problem, "_rgrasp_frozen", None)
+    if frozen is None:
+        frozen = (_frozen_design(problem.W), _frozen(problem.y),
+                  None if problem.x_true is None else _frozen(problem.x_true))
+    view = copy.copy(problem)  # a shallow copy: a fresh cache of derived data
+    W, y, x_true = frozen
+    view.W = _read_only_design(W)
+    view.y = _read_only(y)
+    view.x_true = None if x_true is None else _read_only(x_true)
+    view._rgrasp_frozen = frozen
     return view
 
 
@@ -126,11 +151,15 @@ class SubProblem:
 
     Algorithm 1 builds it for a registered solver.  Built by hand, ``SubProblem(problem, T,
     x0, g, eta, rng, s, iteration)`` takes ``x̂^{t-1}`` to be ``x0`` on ``T`` and zero
-    elsewhere and computes ``g_full`` and ``snap_dloss`` from it.
+    elsewhere and computes ``g_full`` and ``snap_dloss`` from it; it copies ``problem``'s
+    data unless ``problem`` is already a :func:`read_only_problem` (Algorithm 1 passes one,
+    made once per solve).
 
     Nothing a solver receives can change the caller's data: ``W``, ``y`` and ``problem``
-    are read-only views (writing into them raises ``ValueError``), and the vectors are
-    fresh copies (modify them freely).
+    are read-only views of an internal copy of the data, made once per solve (writing into
+    them raises ``ValueError``; ``setflags(write=True)`` raises too, and their ``.base``
+    leads to that copy, not to the caller's arrays), and the vectors are fresh copies
+    (modify them freely).
 
     Work is counted in effective passes (a sweep over the ``n`` samples counts 1, one
     component gradient ``1/n``): :meth:`fun` and :meth:`grad` charge their own sweep (1 pass
@@ -163,11 +192,12 @@ class SubProblem:
         extra work, as SVRG's snapshot term.
     problem : Problem
         The whole problem, read-only (``problem.W``, ``problem.y`` are read-only views of
-        the caller's data; its methods are not charged: use :meth:`add_passes`).
+        the internal copy of the data; its methods are not charged: use
+        :meth:`add_passes`).
     W : ndarray or scipy.sparse.csr_matrix, shape (n, len(T))
         The columns ``T`` of the design (gathered on first access, read-only).
     y : ndarray, shape (n,)
-        The responses or labels (read-only view).
+        The responses or labels (a read-only view of the internal copy).
     n, d, s : int
         Samples, features, sparsity level.
     J, m : int
@@ -193,6 +223,7 @@ class SubProblem:
 
     def __init__(self, problem, T, x0, g, eta, rng, s, iteration, *, x_hat=None,
                  g_full=None, snap_dloss=None, J=None, m=None):
+        problem = read_only_problem(problem)  # copies the data unless already a copy
         self._problem = problem
         self.T = _read_only(np.array(T, dtype=np.int64))
         if x_hat is None:  # x̂^{t-1} lives on T (Algorithm 1): zero elsewhere
@@ -213,8 +244,8 @@ class SubProblem:
         self.rng = rng
         self.s = s
         self.iteration = iteration
-        self.problem = read_only_problem(problem)
-        self.y = _read_only(problem.y)
+        self.problem = read_only_problem(problem)  # a view of its own: rebinding its
+        self.y = _read_only(problem.y)              # arrays changes nothing else
         self.n = problem.n
         self.d = problem.d
         self.J = 2 * problem.n if J is None else int(J)
@@ -368,11 +399,12 @@ class PythonSubsolver:
         self.passes_head = 1.0
         self.passes_per_step = 1.0 / method.n
         self.steps_per_iter = method.p.J
+        self.data = read_only_problem(method.problem)  # one copy of the data per solve
 
     def solve(self, x, g, snap_dloss, T, rng):
         m = self.method
         self.t += 1
-        sub = SubProblem(m.problem, T, x[T], g[T], m.p.eta, rng, m.p.s, self.t, x_hat=x,
+        sub = SubProblem(self.data, T, x[T], g[T], m.p.eta, rng, m.p.s, self.t, x_hat=x,
                          g_full=g, snap_dloss=snap_dloss, J=m.p.J, m=m.p.m)
         token = _ACTIVE.set(sub)
         try:

@@ -184,7 +184,8 @@ def check_scale(problem):
     def compute():
         W = problem.W
         data = W.data if sp.issparse(W) else W
-        return float(np.max(np.abs(data))) if data.size else 0.0
+        # max(|min|, |max|): two passes, no copy of the data (finite: Problem checked)
+        return max(-float(np.min(data)), float(np.max(data))) if data.size else 0.0
 
     top = problem.cached("max_abs_W", compute)
     if top == 0.0:
@@ -193,8 +194,11 @@ def check_scale(problem):
     lo, hi = _SCALE_LIMITS
     if not lo <= top <= hi:
         kind = "large" if top > hi else "small"
+        W = problem.W
+        at = int(np.argmax(np.abs(W.data if sp.issparse(W) else W)))  # only on this error
+        column = int(W.indices[at]) if sp.issparse(W) else at % W.shape[1]
         raise ValueError(f"the entries of W are too {kind} for float64 arithmetic (largest "
-                         f"|W| = {top:.3g}: squares of entries "
+                         f"|W| = {top:.3g}, in column {column}: squares of entries "
                          f"{'overflow' if kind == 'large' else 'underflow'}); rescale the "
                          f"data, e.g. W / {top:.3g}")
 

@@ -290,7 +290,7 @@ def no_network(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("fetch tried to download before checking its arguments")
     monkeypatch.setattr(urllib.request, "urlopen", refuse)
-    monkeypatch.setattr(datasets, "_retrieve", refuse)
+    monkeypatch.setattr(datasets._registry, "_retrieve", refuse)
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [

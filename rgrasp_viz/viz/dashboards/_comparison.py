@@ -17,13 +17,15 @@ from .. import figures as F
 from ._controls import M_TOOLTIP, default_reading, reading_control, stopping, stopping_text
 from ._debounce import Debouncer
 from ._widgets import (
+    MAX_MARKS,
     PLAY_INTERVAL,
     busy_text,
     check_options,
     check_reference,
     esc,
     figure_widget,
-    link_replay,
+    play_frames,
+    replay_control,
     spec_patch,
     status_box,
     status_kind,
@@ -35,9 +37,6 @@ __all__ = ["Comparison", "compare"]
 
 _SOLVE_KEYS = ("eta", "J", "batch_size", "record_every")
 
-MAX_MARKS = 400
-"""Marks per lane of the comparison's thresholding timeline (a replay redraws its cursor at
-every tick; SVRGHT's comb of 28,000 marks is denser than the pixels anyway)."""
 
 
 class Comparison(widgets.VBox):
@@ -47,7 +46,8 @@ class Comparison(widgets.VBox):
     one pass budget, one ``tol``, one ``ftol`` and ``patience``), so the table's iterations,
     passes and times compare like with like; the table and the convergence plot measure the
     objective against one ``F*`` (:attr:`fstar`), whose source they show.  A reading control
-    (``"inner"``) and an ``m`` slider re-solve every method.  The shared playback axis is
+    (``"inner"``) and an ``m`` slider re-solve the methods they change (``m``: the methods
+    that use it; the reading: the methods that have readings).  The shared playback axis is
     effective passes: at position ``P`` every method shows its last recorded state at or
     before ``P``; the page draws the replay's frames itself.
 
@@ -69,9 +69,12 @@ class Comparison(widgets.VBox):
         SVRGSP+'s ``m`` (description ``"m"``; disabled when no method uses it).
     status : ipywidgets.HTML
         What the last (re-)solve did.
-    play : ipywidgets.Play
-    slider : ipywidgets.IntSlider
-        Index into :attr:`grid` (description ``"passes"``).
+    slider : Replay
+        The replay control (description ``"passes"``): play / pause, a step either way, a
+        slider; its ``value`` indexes :attr:`grid`.  The page plays the replay; the kernel
+        hears the position where it stopped.
+    play : Replay
+        The same control as :attr:`slider`.
     grid : ndarray of float
         The pass positions the slider steps through.
     summary : ipywidgets.HTML
@@ -80,8 +83,8 @@ class Comparison(widgets.VBox):
         the stopping rule below.
     counts : ipywidgets.HTML
         Live numbers at the slider position.
-    fig_convergence, fig_timeline : plotly.graph_objects.FigureWidget
-    fig_coefficients : dict of str to FigureWidget
+    fig_convergence, fig_timeline : Figure
+    fig_coefficients : dict of str to Figure
     """
 
     def __init__(self, problem=None, methods=("svrght", "svrgsp", "svrgsp+"), *, s=None,
@@ -141,16 +144,14 @@ class Comparison(widgets.VBox):
         self.fig_timeline = figure_widget(specs["timeline"])
         self.fig_coefficients = {mth: figure_widget(specs["coefficients"][mth])
                                  for mth in methods}
-        self.play = widgets.Play(value=0, min=0, max=len(self.grid) - 1, step=1,
-                                 interval=int(interval), description="play")
-        self.slider = widgets.IntSlider(value=0, min=0, max=len(self.grid) - 1,
-                                        description="passes", readout=False,
-                                        layout=widgets.Layout(width="480px"))
+        self.slider = replay_control(len(self.grid), interval, "passes",
+                                     readouts=_readouts(self.grid))
+        self.play = self.slider  # one control: play / pause, a step either way, a slider
         self.position = widgets.HTML()
         self.summary = widgets.HTML(self._summary_html())
         self.counts = widgets.HTML()
         self._set_frames()
-        self._link = link_replay(self.play, self.slider, self._show)
+        self.slider.observe(lambda ch: self._show(int(ch["new"])), names="value")
         self._show(0)
         self._status_line()
         self.debouncer = Debouncer(self._compute, self._apply, self._on_error, delay=debounce,
@@ -162,8 +163,7 @@ class Comparison(widgets.VBox):
             widgets.HBox([self.reading, self.m_slider],
                          layout=widgets.Layout(flex_flow="row wrap")),
             self.reading_note, self.status,
-            widgets.HBox([self.play, self.slider, self.position]),
-            self.counts, self.fig_convergence, self.fig_timeline,
+            self.slider, self.counts, self.fig_convergence, self.fig_timeline,
             *self.fig_coefficients.values()]
         self.add_class("rgrasp-compare")
 
@@ -171,12 +171,22 @@ class Comparison(widgets.VBox):
     def _compute(self, params):
         inner, m = params["inner"], int(params["m"])
         results = {}
+        solved = getattr(self, "_solved", {})
         for mth in self.methods:
             spec = get_method(mth)
-            results[mth] = solve(self.problem, mth, s=self._s, random_state=self.random_state,
-                                 record_iterates=self.record_iterates, warn=False,
-                                 inner=inner, m=m if spec.uses_m else None, **self.rule,
-                                 **self._solve_kwargs)
+            # a control re-solves only the methods it changes (m: SVRGSP+; the reading: the
+            # methods that have readings); the others keep their run
+            key = (mth, inner if spec.readings else None, m if spec.uses_m else None)
+            res = solved.get(key)
+            if res is None:
+                res = solve(self.problem, mth, s=self._s, random_state=self.random_state,
+                            record_iterates=self.record_iterates, warn=False,
+                            inner=inner, m=m if spec.uses_m else None, **self.rule,
+                            **self._solve_kwargs)
+            results[mth] = res
+        self._solved = {(mth, inner if get_method(mth).readings else None,
+                         m if get_method(mth).uses_m else None): r
+                        for mth, r in results.items()}
         runs = list(results.values())
         ref = None
         fstar = view_fstar(self.problem, runs, self._reference_kind)
@@ -210,27 +220,26 @@ class Comparison(widgets.VBox):
         self._ev_pos = {mth: np.sort(event_positions(r, "passes")[0])
                         for mth, r in self.results.items()}
         self.grid = out["grid"]
-        self._coef_cache = {}
 
     def _apply(self, out):
         self._take(out)
         self.error = None
         specs = out["specs"]
         last = len(self.grid) - 1
-        with self.play.hold_sync(), self.slider.hold_sync():
-            self.play.max = self.slider.max = last
-        update_figure(self.fig_convergence, specs["convergence"])
-        update_figure(self.fig_timeline, specs["timeline"])
-        for mth, fw in self.fig_coefficients.items():
-            update_figure(fw, specs["coefficients"][mth])
-        self._set_frames()
+        with self.slider.hold_sync():
+            self.slider.max = last
+            self.slider.value = min(self.slider.value, last)
+            self.slider.readouts = _readouts(self.grid)
+        # each figure gets its new state and its frames in one message
+        self._set_frames(specs)
         self.summary.value = self._summary_html()
         self._show(self.slider.value)
         self._status_line()
 
     def _on_busy(self, seconds):
         """The solves of the latest change are still running after ``seconds``."""
-        self.status.value = status_box(busy_text("solving every method", seconds), "busy")
+        self.status.value = status_box(busy_text("solving every method it changes", seconds),
+                                       "busy")
 
     def _on_error(self, exc):
         self.error = f"{type(exc).__name__}: {exc}"
@@ -239,7 +248,7 @@ class Comparison(widgets.VBox):
 
     def _on_control(self, change):
         if self.debouncer.delay > 0:
-            self.status.value = status_box("solving every method…", "busy")
+            self.status.value = status_box("solving every method it changes…", "busy")
         self.debouncer.request({"inner": self.reading.value, "m": self.m_slider.value})
 
     def wait(self, timeout=60.0):
@@ -257,25 +266,26 @@ class Comparison(widgets.VBox):
         self.status.value = status_box(text, "warn" if bad else "ok")
 
     # -- the replay -----------------------------------------------------------------------------
-    def _set_frames(self):
-        n = len(self.grid)
-        for fw in (self.fig_convergence, self.fig_timeline):
-            fw.set_frames(n, lambda i: {"layout": {"shapes": _cursor(float(self.grid[i]))}},
-                          self.slider)
+    def _set_frames(self, specs=None):
+        """Compute every figure's replay frames once (the page steps them); with ``specs``,
+        show the new figures in the same message as their frames."""
+        cursors = lambda i: {"layout": {"shapes": _cursor(float(self.grid[i]))}}  # noqa: E731
+        figs = [(self.fig_convergence, "convergence", cursors, None),
+                (self.fig_timeline, "timeline", cursors, None)]
         for mth, fw in self.fig_coefficients.items():
-            fw.set_frames(n, lambda i, mth=mth: self._coef_patch(mth, i), self.slider)
+            figs.append((fw, mth, lambda i, mth=mth: self._coef_patch(mth, i),
+                         lambda i, mth=mth: self._state(mth, float(self.grid[i]))))
+        for fw, name, make, key in figs:
+            with fw.hold_sync():
+                if specs is not None:
+                    spec = (specs["coefficients"][name] if name in self.fig_coefficients
+                            else specs[name])
+                    update_figure(fw, spec)
+                play_frames(fw, self.slider, make, key=key)
 
     def _coef_patch(self, mth, i):
         t, step = self._state(mth, float(self.grid[i]))
-        key = (mth, t, step)
-        patch = self._coef_cache.get(key)
-        if patch is None:  # grid positions between two recorded moments share a frame
-            patch = spec_patch(self._coef_spec(mth, self.results[mth], t, step,
-                                               self._ymax[mth]))
-            self._coef_cache[key] = patch
-            if len(self._coef_cache) > 1024:
-                self._coef_cache.pop(next(iter(self._coef_cache)))
-        return patch
+        return spec_patch(self._coef_spec(mth, self.results[mth], t, step, self._ymax[mth]))
 
     def _coef_spec(self, mth, result, t, step, ymax):
         """One method's coefficients, compact: the legend once (first method), a lower
@@ -374,6 +384,10 @@ class Comparison(widgets.VBox):
         """The live widget, plus a static copy of the figures for pages without a kernel
         (:func:`rgrasp_viz.viz._static.comparison_bundle`)."""
         return static.comparison_bundle(self, super()._repr_mimebundle_(**kwargs))
+
+
+def _readouts(grid):
+    return [f"{float(g):.3g} passes" for g in grid]
 
 
 def _cursor(pos):

@@ -29,6 +29,7 @@ from ._controls import (
 )
 from ._debounce import Debouncer
 from ._widgets import (
+    MAX_MARKS,
     busy_text,
     check_options,
     check_reference,
@@ -85,7 +86,9 @@ class Explorer(widgets.VBox):
         "default η": back to the method's default step size (:meth:`reset_eta`).
     status : ipywidgets.HTML
         Outcome of the last solve (status, s and s*, warnings, divergence or error message).
-    fig_convergence, fig_raster, fig_timeline : plotly.graph_objects.FigureWidget
+        Once there are figures, the page shows it as the caption of the convergence figure,
+        drawn in the same step as the figure.
+    fig_convergence, fig_raster, fig_timeline : Figure
     result : SolveResult or None
         The run the figures show (the last one that did not diverge).
     previous : SolveResult or None
@@ -186,6 +189,9 @@ class Explorer(widgets.VBox):
         self.fig_convergence = figure_widget(specs.get("convergence") or _empty())
         self.fig_raster = figure_widget(specs.get("raster") or _empty())
         self.fig_timeline = figure_widget(specs.get("timeline") or _empty())
+        # the status line is drawn with the convergence figure (its caption: one message)
+        self.fig_convergence.caption = self.status.value
+        self.status.observe(self._status_changed, names="value")
         if out is not None:
             self._apply(out, redraw=False)
         self._sync_enabled()
@@ -214,7 +220,8 @@ class Explorer(widgets.VBox):
             return
         figs = [self.fig_convergence, self.fig_timeline, self.fig_raster]
         shown = self.last_result is not None
-        kids = [self._panel, self.status, *(figs if shown else [])]
+        # with figures, the status line is the convergence figure's caption, drawn with it
+        kids = [self._panel, *(figs if shown else [self.status])]
         if list(self.children) != kids:
             self.children = kids
 
@@ -399,17 +406,26 @@ class Explorer(widgets.VBox):
 
     def _moments(self, res):
         return {"raster": F.support_raster_spec(res, max_rows=self.max_rows),
-                "timeline": F.threshold_timeline_spec([res], x="passes", cost=self.cost)}
+                "timeline": F.threshold_timeline_spec([res], x="passes", cost=self.cost,
+                                                      max_marks=MAX_MARKS)}
+
+    def _status_changed(self, change):
+        self.fig_convergence.caption = change["new"]
 
     def _apply(self, out, redraw=True):
+        # the convergence figure and the status line leave in one message (hold_sync)
+        with self.fig_convergence.hold_sync():
+            self._apply_held(out, redraw)
+
+    def _apply_held(self, out, redraw):
         res = out["result"]
         prob = out["problem"]
         self.last_result = res
         self.problem = prob
         specs = out["specs"] or {}
         if redraw:
-            for key, fw in (("convergence", self.fig_convergence), ("raster", self.fig_raster),
-                            ("timeline", self.fig_timeline)):
+            for key, fw in (("raster", self.fig_raster), ("timeline", self.fig_timeline),
+                            ("convergence", self.fig_convergence)):
                 if key in specs:
                     update_figure(fw, specs[key])
         meta = res.trace.meta
@@ -503,7 +519,7 @@ class Explorer(widgets.VBox):
     # -- convenience ---------------------------------------------------------------------------
     @property
     def figures(self):
-        """dict of str to FigureWidget: ``convergence``, ``raster``, ``timeline``."""
+        """dict of str to Figure: ``convergence``, ``raster``, ``timeline``."""
         return {"convergence": self.fig_convergence, "raster": self.fig_raster,
                 "timeline": self.fig_timeline}
 

@@ -12,7 +12,15 @@ from ...analysis import as_trace, event_positions, frame_iteration, replay_frame
 from ...solvers._registry import method_label
 from .. import _static as static
 from .. import figures as F
-from ._widgets import PLAY_INTERVAL, check_options, esc, figure_widget, link_replay, spec_patch
+from ._widgets import (
+    PLAY_INTERVAL,
+    check_options,
+    esc,
+    figure_widget,
+    play_frames,
+    replay_control,
+    spec_patch,
+)
 
 __all__ = ["Player", "play"]
 
@@ -22,16 +30,17 @@ class Player(widgets.VBox):
 
     Attributes
     ----------
-    play : ipywidgets.Play
-        Drives :attr:`slider` (linked).
-    slider : ipywidgets.IntSlider
-        Frame index (description ``"step"``).
-    prev_button, next_button : ipywidgets.Button
+    slider : Replay
+        The replay control (description ``"step"``): play / pause, a step either way and a
+        slider; its ``value`` is the frame index.  The page plays the replay; the kernel
+        hears the frame where it stopped.
+    play : Replay
+        The same control as :attr:`slider`.
     label : ipywidgets.HTML
         Where the replay is: iteration, inner step, passes, thresholdings so far (for Python;
         the page shows the same line as the title of :attr:`fig_coefficients`, drawn with
         each frame, so it never lags the figures).
-    fig_coefficients, fig_support, fig_progress : plotly.graph_objects.FigureWidget
+    fig_coefficients, fig_support, fig_progress : Figure
         ``|x|`` with threshold, ``x*`` and ``Z``; the support raster with a moving cursor;
         the objective so far.
     trace : Trace
@@ -57,17 +66,10 @@ class Player(widgets.VBox):
             raise ValueError(f"start must be a frame index in [{-len(self.frames)}, {last}] "
                              f"(this replay has {len(self.frames)} frames), got {start}")
         start = int(start) % len(self.frames)
-        self.play = widgets.Play(value=start, min=0, max=last, step=1, interval=int(interval),
-                                 description="play")
-        self.slider = widgets.IntSlider(value=start, min=0, max=last, description="step",
-                                        continuous_update=True,
-                                        layout=widgets.Layout(width="480px"))
-        self.prev_button = widgets.Button(description="◀", tooltip="previous step",
-                                          layout=widgets.Layout(width="40px"))
-        self.next_button = widgets.Button(description="▶", tooltip="next step",
-                                          layout=widgets.Layout(width="40px"))
-        self.prev_button.on_click(lambda _: self.step(-1))
-        self.next_button.on_click(lambda _: self.step(+1))
+        self.slider = replay_control(
+            len(self.frames), interval, "step", value=start,
+            readouts=[_where(t, step) for t, step in self.frames])
+        self.play = self.slider  # one control: play / pause, a step either way, a slider
         self.label = widgets.HTML()
         t, step = self.frames[start]
         self._ymax = F.coefficient_range(self.trace)  # the |x| axis stays put
@@ -76,22 +78,20 @@ class Player(widgets.VBox):
                                        cursor=frame_iteration(self.trace, t, step))
         self.fig_support = figure_widget(raster)
         self.fig_progress = figure_widget(F.progress_spec(self.trace, t, step))
-        n = len(self.frames)
-        self.fig_coefficients.set_frames(n, lambda i: spec_patch(self._coefficients(i)),
-                                         self.slider)
-        self.fig_progress.set_frames(n, lambda i: spec_patch(
-            F.progress_spec(self.trace, *self.frames[i])), self.slider)
-        self.fig_support.set_frames(n, lambda i: {"layout": {"shapes": F.with_cursor(
-            raster, frame_iteration(self.trace, *self.frames[i]))["layout"]["shapes"]}},
-            self.slider)
+        # every frame computed once here; the page steps them while playing
+        play_frames(self.fig_coefficients, self.slider,
+                    lambda i: spec_patch(self._coefficients(i)))
+        play_frames(self.fig_progress, self.slider, lambda i: spec_patch(
+            F.progress_spec(self.trace, *self.frames[i])))
+        play_frames(self.fig_support, self.slider, lambda i: {"layout": {"shapes": F.with_cursor(
+            raster, frame_iteration(self.trace, *self.frames[i]))["layout"]["shapes"]}})
         self._update_label(start)
-        self._link = link_replay(self.play, self.slider, self._update_label)
+        self.slider.observe(lambda ch: self._update_label(int(ch["new"])), names="value")
         hint = "" if self.trace.has_iterates else (
             " (outer iterations only: solve with record_iterates=True to replay inner steps)")
-        # the status line is the title of the coefficients figure, drawn with each frame (an
-        # HTML label updated by the kernel lagged behind the figures the page draws itself)
+        # the status line is the title of the coefficients figure, drawn with each frame
         self.children = [
-            widgets.HBox([self.play, self.prev_button, self.next_button, self.slider]),
+            self.slider,
             widgets.HTML(f"<small>{esc(method_label(self.trace.method))} — "
                          f"{len(self.frames)} frames{esc(hint)}</small>"),
             self.fig_coefficients, self.fig_progress, self.fig_support]
@@ -109,7 +109,7 @@ class Player(widgets.VBox):
         ----------
         k : int, default 1
         """
-        self.slider.value = int(min(max(self.slider.value + k, 0), len(self.frames) - 1))
+        self.slider.step(k)
 
     def _status(self, i):
         """The status line of frame ``i`` (HTML): where the replay is, passes, thresholdings
@@ -139,6 +139,10 @@ class Player(widgets.VBox):
         return static.player_bundle(self, super()._repr_mimebundle_(**kwargs))
 
 
+def _where(t, step):
+    return f"iteration {t}" if step is None else f"iteration {t}, step {step}"
+
+
 def play(result_or_trace, **kwargs):
     """Replay a recorded run inner step by inner step, with linked views.
 
@@ -149,14 +153,14 @@ def play(result_or_trace, **kwargs):
         available when the run was solved with ``record_iterates=True`` (every
         ``record_every`` steps); otherwise the replay steps through outer iterations.
     **kwargs
-        ``interval`` (ms per frame of the Play widget, default ``PLAY_INTERVAL``: about 15
-        frames per second, drawn by the page from frames it fetches ahead), ``max_rows``
+        ``interval`` (ms per frame while playing, default ``PLAY_INTERVAL``; the page plays
+        frames computed once and shipped with the figures), ``max_rows``
         (support raster), ``start`` (first frame).
 
     Returns
     -------
     Player
-        An ``ipywidgets.VBox``: Play, step buttons and slider; ``|x|`` with threshold,
-        ``x*`` and ``Z``; the objective so far; the support raster with a cursor.
+        An ``ipywidgets.VBox``: the replay control (play, step buttons, slider); ``|x|``
+        with threshold, ``x*`` and ``Z``; the objective so far; the support raster with a cursor.
     """
     return Player(result_or_trace, **kwargs)

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import ipywidgets as widgets
 import numpy as np
-import plotly.graph_objects as go
 import pytest
 
 import rgrasp_viz as rv
@@ -22,6 +21,7 @@ from rgrasp_viz.solvers._registry import get_method, method_names
 from rgrasp_viz.viz import dashboards as D
 from rgrasp_viz.viz import figures as F
 from rgrasp_viz.viz.dashboards import _controls as C
+from rgrasp_viz.viz.dashboards._figure import Figure, Replay
 
 SMALL = {"n": 200, "d": 300, "seed": 1, "noise": 0.01}
 ROOT = Path(__file__).resolve().parents[3]
@@ -60,23 +60,26 @@ def test_explore_is_a_widget_with_the_promised_controls(dash):
     assert dash.controls["inner"].value == C.default_reading()
     assert dash.method.description == "method"
     assert set(dash.method.options) >= {("SVRGSP+", "svrgsp+"), ("SVRGHT", "svrght")}
-    assert dash.status in dash.children
+    # the status line is drawn with the convergence figure, as its caption
+    assert dash.status not in dash.children
+    assert dash.fig_convergence.caption == dash.status.value
     for fw in dash.figures.values():
-        assert isinstance(fw, go.FigureWidget)
+        assert isinstance(fw, Figure)
         assert fw in dash.children
-        assert not fw.frames  # animation never uses plotly frames
+        assert not fw.spec.get("frames")  # animation never uses plotly frames
 
 
 def test_figurewidgets_are_born_with_their_data(dash):
     """Constructor state (what a browser first draws) holds the full figure."""
     res = dash.result
     assert res is not None and res.status != 2
-    raster_state = dash.fig_raster._widget_data
+    raster_state = json.loads(dash.fig_raster._figure)["data"]  # what a page first draws
     assert len(raster_state) == len(dash.fig_raster.data) > 0
+    assert raster_state[0]["z"] == np.asarray(dash.fig_raster.data[0].z).tolist()
     (hm,) = by_role(dash.fig_raster, "raster")
     rows = np.asarray(hm.meta["coords"])
     np.testing.assert_array_equal(np.asarray(hm.z), F.raster_matrix(res.trace, rows))
-    assert dash.fig_convergence._widget_layout.get("title")
+    assert json.loads(dash.fig_convergence._figure)["layout"].get("title")
     gaps = by_role(dash.fig_convergence, "gap")
     np.testing.assert_array_equal(gaps[-1].x, res.trace.passes)
     marks = by_role(dash.fig_timeline, "marks")
@@ -237,54 +240,45 @@ def test_errors_are_shown_inside_the_dashboard(dash, monkeypatch):
 
 
 def _spy_sent(fw):
-    """Messages a LiveFigure sends to the page: (content, buffers)."""
+    """Figure states sent to the page: the ``_figure`` and ``_frames`` changes of ``fw``."""
     sent = []
-    fw.send = lambda content, buffers=None: sent.append((content, buffers or []))
+    fw.observe(lambda ch: sent.append((ch["name"], ch["new"])), names=["_figure", "_frames"])
     return sent
 
 
 def test_each_change_is_one_message_per_figure_with_whole_traces(dash):
-    """A change reaches the page as one message per figure: the changed traces and layout
-    whole (the page redraws them with Plotly.react), numbered in sequence."""
+    """A change reaches the page as one new figure per figure: every trace and the layout
+    whole (the page draws it with Plotly.react), the figure Python holds."""
     sent = {k: _spy_sent(fw) for k, fw in dash.figures.items()}
-    seq = {k: fw.seq for k, fw in dash.figures.items()}
     dash.sliders["eta"].value = 0.0017
     for key, fw in dash.figures.items():
-        (msg, _), = sent[key]
-        assert msg["kind"] == "rgrasp-figure" and not msg["full"]
-        assert msg["seq"] == seq[key] + 1 == fw.seq
-        assert msg["n_traces"] == len(fw.data)
-        assert sorted(map(int, msg["figure"]["traces"])) == list(range(len(fw.data)))
-        assert "layout" in msg["figure"]
+        ((name, text),) = sent[key]
+        assert name == "_figure"
+        page = json.loads(text)
+        assert [t["type"] for t in page["data"]] == [t.type for t in fw.data]
+        assert page["layout"].get("title") == fw.spec["layout"].get("title")
     # the raster's category axis travels with every update of its layout
-    yaxis = sent["raster"][0][0]["figure"]["layout"]["yaxis"]
+    yaxis = json.loads(sent["raster"][0][1])["layout"]["yaxis"]
     (hm,) = by_role(dash.fig_raster, "raster")
     assert yaxis["type"] == "category" and yaxis["categoryorder"] == "array"
     assert list(yaxis["categoryarray"]) == list(hm.y)
 
 
 def test_a_late_view_gets_the_current_figure(dash):
-    """A view that appears after changes asks for the whole figure and gets Python's."""
+    """A view that appears after changes draws the widget's state: Python's figure."""
     dash.sliders["seed"].value = 4
     fw = dash.fig_raster
-    sent = _spy_sent(fw)
-    fw._on_custom_msg(fw, {"kind": "rgrasp-sync"}, [])
-    (msg, buffers), = sent
-    assert msg["full"] and msg["seq"] == fw.seq
-    data = msg["figure"]["data"]
+    data = json.loads(fw._figure)["data"]
     assert [t["type"] for t in data] == [t.type for t in fw.data]
     (hm,) = by_role(fw, "raster")
     assert data[0]["y"] == list(hm.y) and np.array_equal(np.asarray(data[0]["z"]), hm.z)
-    assert msg["figure"]["layout"]["yaxis"]["categoryarray"] == list(hm.y)
-    assert len(msg["buffer_paths"]) == len(buffers)
-    fw._on_custom_msg(fw, {"kind": "rgrasp-plotly-request"}, [])
-    assert sent[-1][0]["kind"] == "rgrasp-plotly" and "Plotly" in sent[-1][0]["source"]
+    assert json.loads(fw._figure)["layout"]["yaxis"]["categoryarray"] == list(hm.y)
 
 
 def test_replay_steps_send_no_figure_the_page_draws_its_frames(recorded):
-    """A replay step changes no figure message: the page draws frame i from the frames it
-    fetched (in chunks, ahead), and Python applies the same frame to its figure -- which
-    then equals the builder's fresh output for that moment."""
+    """A replay step sends no figure: the page steps the frames it got once, and Python
+    applies the same frame to its figure -- which then equals the builder's fresh output for
+    that moment."""
     pl = rv.play(recorded)
     sent = {k: _spy_sent(getattr(pl, k))
             for k in ("fig_coefficients", "fig_progress", "fig_support")}
@@ -303,18 +297,13 @@ def test_replay_steps_send_no_figure_the_page_draws_its_frames(recorded):
     assert got["layout"]["title"]["text"] == fresh["layout"]["title"]["text"]
     cursor = [sh for sh in got_shapes(pl.fig_support) if sh["name"] == "cursor"]
     assert [c["x0"] for c in cursor] == [rv.analysis.frame_iteration(recorded.trace, t, step)]
-    # what the page asks for: a chunk of frames, each the traces and layout keys it replaces
+    # what the page got once: every frame, the changing arrays as binary buffers
     fw = pl.fig_coefficients
-    fw._on_custom_msg(fw, {"kind": "rgrasp-frames-request", "key": fw._rg_frames_key,
-                           "start": 2, "stop": 6}, [])
-    (msg, buffers), = sent["fig_coefficients"]
-    assert msg["kind"] == "rgrasp-frames" and msg["start"] == 2 and len(msg["frames"]) == 4
-    assert sorted(map(int, msg["frames"][0]["data"])) == list(range(len(fw.data)))
-    assert len(buffers) == len(msg["buffer_paths"]) > 0
-    fw._on_custom_msg(fw, {"kind": "rgrasp-frames-request", "key": -5, "start": 0,
-                           "stop": 3}, [])  # frames of an older set: not answered
-    assert len(sent["fig_coefficients"]) == 1
-    assert fw._rg_driver == f"anywidget:{pl.slider.model_id}"
+    payload = fw._frames
+    assert payload["n"] == len(pl.frames) and fw._replay == pl.slider.key
+    assert len(payload["index"]) == 4 * len(pl.frames)
+    assert all(isinstance(a["values"], bytes) for a in payload["arrays"])
+    assert {a["path"] for a in payload["arrays"]} >= {"x", "y"}
     cmp_ = rv.compare(rv.make_regression(n=120, d=200, s_star=4, random_state=3),
                       methods=["svrght", "svrgsp+"], s=5, J=240, max_iter=4, cost=1e-6)
     sent = {k: _spy_sent(getattr(cmp_, k)) for k in ("fig_convergence", "fig_timeline")}
@@ -495,9 +484,9 @@ def test_play_steps_through_inner_iterates(recorded):
     assert isinstance(pl, D.Player) and isinstance(pl, widgets.VBox)
     tr = recorded.trace
     assert len(pl.frames) == 1 + tr.n_iter + len(tr.ck_iter)
-    assert isinstance(pl.play, widgets.Play) and pl.play.max == len(pl.frames) - 1
+    assert isinstance(pl.play, Replay) and pl.play.max == len(pl.frames) - 1
     k = pl.frames.index((2, 80))
-    pl.play.value = k  # the Play widget drives the slider (linked)
+    pl.play.value = k  # one control: play, steps and slider
     assert pl.slider.value == k and pl.frame == (2, 80)
     snap = tr.ck_x[np.flatnonzero((tr.ck_iter == 2) & (tr.ck_step == 80))[0]]
     (stems,) = by_role(pl.fig_coefficients, "stems")
@@ -512,7 +501,7 @@ def test_play_steps_through_inner_iterates(recorded):
     assert "iteration 2, inner step 80" in pl.label.value
     pl.step(+1)
     assert pl.frame == (2, 120)
-    pl.next_button.click()
+    pl.step(+1)
     assert pl.frame == (2, 160)
     pl.slider.value = pl.frames.index((3, None))
     (heads,) = by_role(pl.fig_coefficients, "heads")
@@ -520,15 +509,15 @@ def test_play_steps_through_inner_iterates(recorded):
     n_thr = int(tr.n_thresholds[3])
     assert f"{n_thr:,} hard thresholdings so far" in pl.label.value
     for fw in (pl.fig_coefficients, pl.fig_support, pl.fig_progress):
-        assert not fw.frames
+        assert not fw.spec.get("frames")  # never plotly frames
     # the page shows the status line as the coefficients figure's title, part of each frame:
     # drawn in the same step as the figures, never lagging them (no separate HTML label)
     assert pl.label not in pl.children
     for k in (0, pl.frames.index((2, 80)), len(pl.frames) - 1):
         pl.slider.value = k
         assert pl.fig_coefficients.layout.title.text.startswith(pl.label.value)
-        assert pl.fig_coefficients.frame_patch(k)["layout"]["title"]["text"].startswith(
-            pl.label.value)
+        fr = pl.fig_coefficients.replay_frames
+        assert fr.states[fr.index[k]]["layout"]["title.text"].startswith(pl.label.value)
 
 
 def test_play_without_iterates_steps_through_outer_iterations():
@@ -898,8 +887,12 @@ def test_compare_reading_and_m_controls_resolve(comparison):
     assert after["svrgsp+"].trace.meta["m"] == 1
     assert not rv.analysis.same_iterates(before["svrgsp+"], after["svrgsp+"])
     assert rv.analysis.same_iterates(before["svrgsp"], after["svrgsp"])
+    # m changes SVRGSP+ only: the other methods keep their run (not solved again)
+    assert after["svrgsp"] is before["svrgsp"] and after["svrght"] is before["svrght"]
     assert arrays(comparison.fig_convergence) != conv
+    ht = comparison.results["svrght"]
     comparison.reading.value = "on_T"
+    assert comparison.results["svrght"] is ht  # SVRGHT has no reading: not solved again
     assert "our variant" in comparison.reading_note.value
     assert {r.trace.meta["inner"] for m, r in comparison.results.items()
             if m != "svrght"} == {"on_T"}
@@ -911,6 +904,25 @@ def test_compare_reading_and_m_controls_resolve(comparison):
     comparison.m_slider.value = 6
 
 
+def test_explore_thins_dense_thresholding_marks_and_says_so():
+    """SVRGHT thresholds after every inner step: the explorer draws at most MAX_MARKS marks
+    per lane (the counts stay exact) and its title says how many are drawn."""
+    from rgrasp_viz.viz.dashboards._widgets import MAX_MARKS
+
+    dash = rv.explore(method="svrght", debounce=0, **SMALL)
+    try:
+        total = int(dash.result.trace.n_thresholds[-1])
+        assert total > MAX_MARKS
+        marks = by_role(dash.fig_timeline, "marks")
+        assert sum(t.meta["count"] for t in marks) == total
+        assert all(t.meta["drawn"] <= MAX_MARKS and len(t.x) == 3 * t.meta["drawn"]
+                   for t in marks)
+        assert f"{MAX_MARKS:,} of {max(t.meta['count'] for t in marks):,} marks drawn" in (
+            dash.fig_timeline.layout.title.text)
+    finally:
+        dash.close()
+
+
 def test_compare_frames_are_applied_before_later_observers_after_a_resolve(comparison):
     """An observer of the slider added after the dashboard (e.g. a cell that reads the
     figures) sees each figure at the slider's frame -- also after a re-solve replaced the
@@ -918,8 +930,8 @@ def test_compare_frames_are_applied_before_later_observers_after_a_resolve(compa
     seen = []
 
     def check(change):
-        for fw in comparison.fig_coefficients.values():
-            want = fw.frame_patch(change["new"])["data"]
+        for mth, fw in comparison.fig_coefficients.items():
+            want = comparison._coef_patch(mth, change["new"])["data"]
             seen.append(all(len(fw.data[k].x) == len(t["x"]) for k, t in want.items()))
 
     comparison.slider.observe(check, names="value")

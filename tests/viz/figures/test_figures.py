@@ -385,6 +385,9 @@ def test_timeline_positions_in_steps(runs):
     np.testing.assert_array_equal(pos, runs["fght"].trace.ev_iter)
     fig = F.threshold_timeline(runs["svrght"], x="steps", cost=False)
     assert fig.layout.xaxis2.title.text == "inner steps"
+    # nothing estimated: no empty "% of time" panel, the lanes span the width
+    assert not by_role(fig, "share") and "xaxis3" not in fig.to_plotly_json()["layout"]
+    assert tuple(fig.layout.xaxis2.domain) == (0, 1)
     with pytest.raises(ValueError, match="x must be"):
         F.threshold_timeline(runs["svrght"], x="time")
 
