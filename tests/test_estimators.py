@@ -34,8 +34,18 @@ def _sklearn_checks():
     for est in (SparseLinearRegression(), SparseLogisticRegression()):
         for estimator, check in estimator_checks_generator(est):
             name = getattr(check, "func", check).__name__
-            if name != "check_array_api_input":
-                yield pytest.param(estimator, check, id=f"{type(est).__name__}-{name}")
+            if name == "check_array_api_input":
+                continue
+            marks = ()
+            if (isinstance(est, SparseLinearRegression)
+                    and name.startswith("check_sample_weight_equivalence")):
+                # 15 rows (about 12 distinct with a positive weight), 30 features, s=10:
+                # many supports fit the data exactly, so roundoff picks among equal optima.
+                # Weights == repeated rows on a well-posed problem: test_integer_weights_...
+                marks = pytest.mark.xfail(reason="ill-posed check data: tied best subsets",
+                                          strict=False)
+            yield pytest.param(estimator, check, id=f"{type(est).__name__}-{name}",
+                               marks=marks)
 
 
 def test_estimators_declare_no_array_api_support():
@@ -122,13 +132,14 @@ def test_logistic_intercept_on_imbalanced_labels():
     y = np.where(rng.random(n) < 1 / (1 + np.exp(-a)), "yes", "no")
     est = SparseLogisticRegression(s=2, random_state=0).fit(X, y)
     assert list(est.classes_) == ["no", "yes"]
-    assert set(np.flatnonzero(est.coef_)) == {0, 3}
-    assert est.intercept_ == pytest.approx(-3.0, abs=0.6)
+    assert est.coef_.shape == (1, d) and est.intercept_.shape == (1,)
+    assert set(np.flatnonzero(est.coef_[0])) == {0, 3}
+    assert est.intercept_[0] == pytest.approx(-3.0, abs=0.6)
     # at the optimum the intercept's gradient vanishes: mean predicted = observed frequency
     p = est.predict_proba(X)[:, 1]
     assert p.mean() == pytest.approx(np.mean(y == "yes"), abs=1e-6)
     no_icpt = SparseLogisticRegression(s=2, fit_intercept=False, random_state=0).fit(X, y)
-    assert no_icpt.intercept_ == 0.0
+    np.testing.assert_array_equal(no_icpt.intercept_, [0.0])
     assert no_icpt.score(X, y) <= est.score(X, y)
 
 
@@ -136,7 +147,7 @@ def test_predict_proba_and_decision_function_agree(cancer):
     X, y = cancer
     est = SparseLogisticRegression(s=5, random_state=0).fit(X, y)
     df = est.decision_function(X)
-    np.testing.assert_allclose(df, X @ est.coef_ + est.intercept_)
+    np.testing.assert_allclose(df, X @ est.coef_[0] + est.intercept_[0])
     P = est.predict_proba(X)
     np.testing.assert_allclose(P.sum(1), 1.0)
     np.testing.assert_allclose(P[:, 1], 1 / (1 + np.exp(-df)), rtol=1e-12)
@@ -268,13 +279,13 @@ def test_solve_reports_the_best_iterate_it_visited():
 @pytest.mark.filterwarnings("ignore::rgrasp_viz.ConvergenceWarning")  # not what is checked
 def test_estimator_returns_best_iterate_without_refit(cancer):
     X, y = cancer
-    est = SparseLogisticRegression(s=5, method="sght", refit=False, swap_rounds=0,
+    est = SparseLogisticRegression(s=5, method="sght", refit=False, swap_rounds=0, l2=0.0,
                                    random_state=0, max_iter=20).fit(X, y)
     meta = est.trace_.meta["estimator"]
     assert est.objective_ == meta["objective_best"] <= meta["objective_last"]
     assert est.refit_objective_ is None
     yy = np.where(y == est.classes_[1], 1.0, -1.0)
-    f = np.mean(np.logaddexp(0.0, -yy * (X @ est.coef_ + est.intercept_)))
+    f = np.mean(np.logaddexp(0.0, -yy * (X @ est.coef_[0] + est.intercept_[0])))
     assert f == pytest.approx(est.objective_, rel=1e-9)
 
 
@@ -292,7 +303,7 @@ def test_refit_and_swaps_lower_the_objective_and_are_recorded(cancer):
     assert meta["swaps"] == swapped.swaps_
     assert swapped.swaps_, "the swaps improved nothing here: pick another case"
     last = swapped.swaps_[-1]
-    assert swapped.coef_[last["in"]] != 0 and swapped.coef_[last["out"]] == 0
+    assert swapped.coef_[0, last["in"]] != 0 and swapped.coef_[0, last["out"]] == 0
     objectives = [sw["objective"] for sw in swapped.swaps_]
     assert objectives == sorted(objectives, reverse=True)
     assert objectives[-1] == swapped.refit_objective_
