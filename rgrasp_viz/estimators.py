@@ -47,6 +47,12 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
+
+try:
+    import sklearn  # noqa: F401
+except ModuleNotFoundError as exc:  # the optional dependency: say which extra installs it
+    raise ImportError("rgrasp_viz.estimators needs scikit-learn, an optional dependency: "
+                      "pip install rgrasp_viz[estimators]") from exc
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
@@ -1022,3 +1028,328 @@ def _weighted_htp(data, s, max_iter, tol):
         S = np.arange(data.dA)
         f = data.objective(data.columns(S), x[S], S)
     return x, float(f), it
+
+
+# -- the path over s and the choice of s ----------------------------------------------------
+
+_COMMON = ("method", "fit_intercept", "always_select", "max_iter", "tol", "random_state",
+           "eta", "J", "m", "inner", "l2", "refit", "swap_rounds")
+
+CRITERIA = ("cv", "bic", "ebic")
+"""How the ``...CV`` estimators choose ``s``: K-fold cross-validation of the held-out loss,
+the Bayesian information criterion, or the extended BIC (Chen and Chen, 2008)."""
+
+EBIC_GAMMA = 0.5
+"""The extended BIC's ``gamma``: ``EBIC = BIC + 2 gamma log binom(d, s)``."""
+
+DEFAULT_S_MAX = 20
+"""``s_values=None``: the path ``1, ..., min(DEFAULT_S_MAX, n_features - len(always_select))``."""
+
+
+def _held_out_loss(loss, y_pm, a, w):
+    """Mean (weighted) squared error or log-loss of the margins ``a``."""
+    ell = (y_pm - a) ** 2 if loss == "squares" else np.logaddexp(0.0, -y_pm * a)
+    return float(np.average(ell, weights=w))
+
+
+class _PathCV:
+    """A warm-started path over ``s`` and the choice of ``s`` on it (see the subclasses)."""
+
+    _Base = None
+
+    def _estimator(self, s):
+        est = self._Base(s=int(s), **{k: getattr(self, k) for k in _COMMON})
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None:
+            est.feature_names_in_ = names
+        return est
+
+    def _s_grid(self, d):
+        forced = self._estimator(1)._forced(d)
+        free = d - len(forced)
+        if self.s_values is None:
+            return list(range(1, min(DEFAULT_S_MAX, free) + 1))
+        vals = np.asarray(self.s_values)
+        if vals.ndim != 1 or vals.size == 0 or vals.dtype.kind not in "iu":
+            raise ValueError(f"s_values must be a non-empty sequence of integers, got "
+                             f"{self.s_values!r}")
+        if vals.min() < 1 or vals.max() > free:
+            raise ValueError(f"s_values must lie in [1, {free}] (n_features - "
+                             f"len(always_select)), got {sorted(set(vals.tolist()))}")
+        return sorted(set(int(v) for v in vals))
+
+    def _path(self, X, y_pm, w, s_values):
+        """The fitted estimators along ``s_values``: the first by the method, every next one
+        warm-started from the previous support (refit, grow by one, swap until stable)."""
+        data, _ = self._estimator(s_values[-1])._prepare(X, y_pm, self._Base._loss, w)
+        fits, start = [], None
+        for s in s_values:
+            est = self._estimator(s)
+            est._fit_data(data, s, start=start)
+            fits.append(est)
+            start = np.flatnonzero(est._coef)
+        return fits
+
+    def _fold(self, X, y_pm, w, train, test, s_values):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DataWarning)  # said once, on the whole data
+            fits = self._path(X[train], y_pm[train], None if w is None else w[train],
+                              s_values)
+        Xt = X[test]
+        wt = None if w is None else w[test]
+        return [_held_out_loss(self._Base._loss, y_pm[test],
+                               np.asarray(Xt @ f._coef).ravel() + f._intercept, wt)
+                for f in fits]
+
+    def _fit_cv(self, X, y_pm, y_split, sample_weight):
+        from joblib import Parallel, delayed
+        from sklearn.model_selection import check_cv
+
+        if self.criterion not in CRITERIA:
+            raise ValueError(f"criterion must be one of {CRITERIA}, got {self.criterion!r}")
+        n, d = X.shape
+        s_values = self._s_grid(d)
+        w = None if sample_weight is None else _check_sample_weight(
+            sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        fits = self._path(X, y_pm, w, s_values)
+        objective = np.array([f.refit_objective_ if f.refit_objective_ is not None
+                              else f.objective_ for f in fits])
+        results = {"s": np.array(s_values)}
+        if self.criterion == "cv":
+            cv = check_cv(self.cv, y_split, classifier=self._Base._loss == "logistic")
+            splits = list(cv.split(X, y_split))
+            losses_ = Parallel(n_jobs=self.n_jobs)(
+                delayed(self._fold)(X, y_pm, w, tr, te, s_values) for tr, te in splits)
+            L = np.array(losses_)  # (folds, len(s_values))
+            for k, row in enumerate(L):
+                results[f"split{k}_test_loss"] = row
+            results["mean_test_loss"] = L.mean(axis=0)
+            results["std_test_loss"] = L.std(axis=0)
+            score = results["mean_test_loss"]
+        else:
+            n_eff = n if w is None else float(w.sum())
+            k = np.array(s_values) + len(fits[0].fit_info_["always_select"])
+            # -2 log-likelihood: n log(RSS/n) (Gaussian, profiled variance) or 2 n F
+            fit_term = (n_eff * np.log(np.maximum(2 * objective, 1e-300))
+                        if self._Base._loss == "squares" else 2 * n_eff * objective)
+            bic = fit_term + k * math.log(n_eff)
+            results["bic"] = bic
+            if self.criterion == "ebic":
+                logbinom = np.array([math.lgamma(d + 1) - math.lgamma(s + 1)
+                                     - math.lgamma(d - s + 1) for s in s_values])
+                results["ebic"] = bic + 2 * EBIC_GAMMA * logbinom
+            score = results[self.criterion]
+        best = int(np.argmin(score))
+        chosen = fits[best]
+        for attr in ("_coef", "_intercept", "n_iter_", "status_", "objective_",
+                     "refit_objective_", "swaps_", "trace_", "fit_info_"):
+            setattr(self, attr, getattr(chosen, attr))
+        self.s_ = int(s_values[best])
+        self.cv_results_ = results
+        self.path_ = {"s": np.array(s_values), "objective": objective,
+                      "criterion": np.asarray(score), "criterion_name": self.criterion,
+                      "coef": np.array([f._coef for f in fits]),
+                      "intercept": np.array([f._intercept for f in fits]),
+                      "n_selected": np.array([np.count_nonzero(f._coef) for f in fits])}
+        return self
+
+    def path_figure(self, **kwargs):
+        """The path over ``s`` as a figure (:func:`rgrasp_viz.viz.figures.path_figure`).
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`rgrasp_viz.viz.figures.path_figure`.
+
+        Returns
+        -------
+        plotly.graph_objects.Figure
+            Training objective and the criterion against ``s``, the chosen ``s_`` marked.
+        """
+        check_is_fitted(self)
+        from .viz.figures import path_figure
+
+        return path_figure(self.path_, s_chosen=self.s_, **kwargs)
+
+
+_CV_PARAMS = """
+    Parameters
+    ----------
+    s_values : sequence of int, optional
+        The sparsity levels of the path (default ``1 ... min(20, n_features -
+        len(always_select))``, :data:`DEFAULT_S_MAX`).
+    criterion : {{"cv", "bic", "ebic"}}, default "cv"
+        How ``s`` is chosen: the mean held-out {heldout} over the folds of ``cv``, the BIC,
+        or the extended BIC (``gamma = 0.5``, :data:`EBIC_GAMMA`).
+    cv : int, cross-validation generator or iterable, default 5
+        As in scikit-learn (:func:`sklearn.model_selection.check_cv`; stratified K-fold for
+        the classifier); used by ``criterion="cv"``.
+    n_jobs : int, optional
+        Folds fitted in parallel (joblib).
+    method, fit_intercept, always_select, max_iter, tol, random_state, eta, J, m, inner, l2, \
+refit, swap_rounds :
+        As in :class:`{base}`.  Every point of the path but the first is warm-started from
+        the previous point's support (refit, one feature added, swaps until stable)."""
+
+_CV_ATTRS = """
+    Attributes
+    ----------
+    s_ : int
+        The chosen sparsity level.
+    path_ : dict
+        Along the path: ``"s"``, the training ``"objective"``, the ``"criterion"`` (mean
+        held-out loss, BIC or EBIC), ``"coef"`` (one row per ``s``), ``"intercept"``,
+        ``"n_selected"``.
+    cv_results_ : dict of ndarray
+        ``"s"`` and, for ``criterion="cv"``, ``"split<k>_test_loss"``,
+        ``"mean_test_loss"``, ``"std_test_loss"``; else ``"bic"`` (and ``"ebic"``).
+    coef_, intercept_, n_iter_, status_, objective_, refit_objective_, swaps_, fit_info_, \
+trace_, n_features_in_, feature_names_in_ :
+        Those of the model at ``s_`` (as in :class:`{base}`; ``trace_`` is None unless
+        ``s_`` is the first point of the path)."""
+
+
+class SparseLinearRegressionCV(_PathCV, SparseLinearRegression):
+    __doc__ = """Sparse least squares with the sparsity level chosen along a warm-started
+    path over ``s``, by K-fold cross-validation or an information criterion.
+""" + _CV_PARAMS.format(heldout="squared error", base="SparseLinearRegression") + """
+""" + _CV_ATTRS.format(base="SparseLinearRegression") + """
+
+    See Also
+    --------
+    SparseLinearRegression : the model at a given ``s``.
+    sklearn.linear_model.LassoCV : the convex relaxation with a cross-validated penalty.
+    sklearn.linear_model.OrthogonalMatchingPursuitCV : greedy selection, cross-validated.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rgrasp_viz as rv
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 30))
+    >>> y = X[:, :3] @ [3.0, -2.0, 1.5] + 0.5 * rng.standard_normal(200)
+    >>> reg = rv.SparseLinearRegressionCV(s_values=range(1, 8), random_state=0).fit(X, y)
+    >>> reg.s_, reg.selected_features_
+    (3, array([0, 1, 2]))
+    """
+
+    _Base = SparseLinearRegression
+
+    def __init__(self, s_values=None, *, criterion="cv", cv=5, n_jobs=None,
+                 method=DEFAULT_METHOD, fit_intercept=True, always_select=(), max_iter=None,
+                 tol=1e-7, random_state=None, eta=None, J=None, m=None, inner="paper",
+                 l2=0.0, refit=True, swap_rounds=SWAP_ROUNDS):
+        self.s_values = s_values
+        self.criterion = criterion
+        self.cv = cv
+        self.n_jobs = n_jobs
+        self.method = method
+        self.fit_intercept = fit_intercept
+        self.always_select = always_select
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.eta = eta
+        self.J = J
+        self.m = m
+        self.inner = inner
+        self.l2 = l2
+        self.refit = refit
+        self.swap_rounds = swap_rounds
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the path and choose ``s``.
+
+        Parameters
+        ----------
+        X : array_like, sparse matrix or DataFrame, shape (n_samples, n_features)
+            Training data.
+        y : array_like, shape (n_samples,)
+            Targets.
+        sample_weight : array_like of shape (n_samples,), optional
+            Non-negative sample weights (fits and held-out losses are weighted).
+
+        Returns
+        -------
+        self : SparseLinearRegressionCV
+            The fitted estimator.
+        """
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
+                             y_numeric=True)
+        y = np.asarray(y, dtype=np.float64)
+        return self._fit_cv(X, y, y, sample_weight)
+
+
+class SparseLogisticRegressionCV(_PathCV, SparseLogisticRegression):
+    __doc__ = """Sparse binary logistic regression with the sparsity level chosen along a
+    warm-started path over ``s``, by stratified K-fold cross-validation or an information
+    criterion.
+""" + _CV_PARAMS.format(heldout="log-loss", base="SparseLogisticRegression") + """
+    class_weight : dict, "balanced" or None, default None
+        As in :class:`SparseLogisticRegression`.
+""" + _CV_ATTRS.format(base="SparseLogisticRegression") + """
+    classes_ : ndarray of shape (2,)
+        The two labels.
+
+    See Also
+    --------
+    SparseLogisticRegression : the model at a given ``s``.
+    sklearn.linear_model.LogisticRegressionCV : l1 / l2 penalties, cross-validated.
+
+    Examples
+    --------
+    >>> import rgrasp_viz as rv
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = rv.SparseLogisticRegressionCV(s_values=[2, 4, 6], criterion="bic")
+    >>> clf = clf.fit(StandardScaler().fit_transform(X), y)
+    >>> clf.s_ in (2, 4, 6), clf.coef_.shape
+    (True, (1, 30))
+    """
+
+    _Base = SparseLogisticRegression
+
+    def __init__(self, s_values=None, *, criterion="cv", cv=5, n_jobs=None,
+                 method=DEFAULT_METHOD, fit_intercept=True, always_select=(), max_iter=None,
+                 tol=1e-7, random_state=None, eta=None, J=None, m=None, inner="paper",
+                 l2=LOGISTIC_L2, refit=True, swap_rounds=SWAP_ROUNDS, class_weight=None):
+        self.s_values = s_values
+        self.criterion = criterion
+        self.cv = cv
+        self.n_jobs = n_jobs
+        self.method = method
+        self.fit_intercept = fit_intercept
+        self.always_select = always_select
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.eta = eta
+        self.J = J
+        self.m = m
+        self.inner = inner
+        self.l2 = l2
+        self.refit = refit
+        self.swap_rounds = swap_rounds
+        self.class_weight = class_weight
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the path and choose ``s``.
+
+        Parameters
+        ----------
+        X : array_like, sparse matrix or DataFrame, shape (n_samples, n_features)
+            Training data.
+        y : array_like, shape (n_samples,)
+            Two distinct labels.
+        sample_weight : array_like of shape (n_samples,), optional
+            Non-negative sample weights (fits and held-out losses are weighted).
+
+        Returns
+        -------
+        self : SparseLogisticRegressionCV
+            The fitted estimator.
+        """
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        y_pm, sample_weight = _classes(self, y, sample_weight, self.class_weight)
+        return self._fit_cv(X, y_pm, y, sample_weight)

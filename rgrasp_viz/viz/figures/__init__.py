@@ -22,6 +22,7 @@ module                 figures
 ``_thresholding``      :func:`threshold_timeline`
 ``_moments``           :func:`coefficients`, :func:`progress`
 ``_slack``             :func:`slack_descent`
+``_path``              :func:`path_figure` (an estimator's path over ``s``, not a trace)
 ``_base``              template, plain-dict traces and specs
 =====================  ==============================================================
 """
@@ -52,6 +53,7 @@ from ._moments import (
     progress,
     progress_spec,
 )
+from ._path import path_figure, path_figure_spec
 from ._raster import (
     RASTER_CATEGORIES,
     ROW_PX,
@@ -82,6 +84,8 @@ __all__ = [
     "find_chromium",
     "method_color",
     "method_label",
+    "path_figure",
+    "path_figure_spec",
     "progress",
     "progress_spec",
     "raster_cursor",
