@@ -218,7 +218,7 @@ class _SparseLinearModel(BaseEstimator):
             x = data.x0.copy()
             objective = None
             support = np.union1d(np.asarray(start, dtype=np.int64), data.forced)
-            nit, status, trace = 0, Status.CONVERGED, None
+            nit, status, trace = 1, Status.CONVERGED, None  # the refit; plus swap rounds
         elif data.w is not None and data.loss == "logistic":
             if self.method != "htp":
                 raise ValueError(
@@ -255,6 +255,7 @@ class _SparseLinearModel(BaseEstimator):
                         data, x, refit_objective, s, int(self.swap_rounds))
         if objective is None:
             objective = refit_objective
+            nit += len(swaps)
         if capped:
             status = Status.MAX_ITER
             warnings.warn(
@@ -1073,10 +1074,11 @@ class _PathCV:
         if vals.ndim != 1 or vals.size == 0 or vals.dtype.kind not in "iu":
             raise ValueError(f"s_values must be a non-empty sequence of integers, got "
                              f"{self.s_values!r}")
-        if vals.min() < 1 or vals.max() > free:
-            raise ValueError(f"s_values must lie in [1, {free}] (n_features - "
-                             f"len(always_select)), got {sorted(set(vals.tolist()))}")
-        return sorted(set(int(v) for v in vals))
+        if vals.min() < 1 or vals.min() > free:
+            raise ValueError(f"s_values must be at least 1 and hold a value <= {free} "
+                             f"(n_features - len(always_select)), got "
+                             f"{sorted(set(vals.tolist()))}")
+        return sorted(set(int(v) for v in vals if v <= free))  # larger s: all features
 
     def _path(self, X, y_pm, w, s_values):
         """The fitted estimators along ``s_values``: the first by the method, every next one
@@ -1177,7 +1179,8 @@ _CV_PARAMS = """
     ----------
     s_values : sequence of int, optional
         The sparsity levels of the path (default ``1 ... min(20, n_features -
-        len(always_select))``, :data:`DEFAULT_S_MAX`).
+        len(always_select))``, :data:`DEFAULT_S_MAX`); values above the number of free
+        features are dropped.
     criterion : {{"cv", "bic", "ebic"}}, default "cv"
         How ``s`` is chosen: the mean held-out {heldout} over the folds of ``cv``, the BIC,
         or the extended BIC (``gamma = 0.5``, :data:`EBIC_GAMMA`).

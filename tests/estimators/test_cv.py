@@ -125,8 +125,12 @@ def test_bad_options_are_named():
     X, y = _sparse_data(n=50, d=6)
     with pytest.raises(ValueError, match="criterion must be one of"):
         SparseLinearRegressionCV(criterion="aic").fit(X, y)
-    with pytest.raises(ValueError, match=r"s_values must lie in \[1, 6\]"):
+    with pytest.raises(ValueError, match=r"s_values must be at least 1 and hold a value <= 6"):
         SparseLinearRegressionCV(s_values=[0, 2]).fit(X, y)
+    with pytest.raises(ValueError, match=r"hold a value <= 6"):
+        SparseLinearRegressionCV(s_values=[7, 8]).fit(X, y)
+    est = SparseLinearRegressionCV(s_values=[5, 6, 9], criterion="bic").fit(X, y)
+    np.testing.assert_array_equal(est.path_["s"], [5, 6])  # 9 > n_features: dropped
     with pytest.raises(ValueError, match="non-empty sequence of integers"):
         SparseLinearRegressionCV(s_values=[]).fit(X, y)
 
