@@ -770,6 +770,19 @@ class _Data:
     def columns(self, S):
         return _columns(self.Acols, S)
 
+    def gram_columns(self, S, AS):
+        """``A^T A[:, S]`` (least squares: fixed across swap rounds, so each column is
+        computed once and kept; a round after a swap computes one new column)."""
+        cache = self.__dict__.setdefault("_gram", {})
+        missing = [k for k, j in enumerate(S) if int(j) not in cache]
+        if missing:
+            new = np.asarray(self.A.T @ AS[:, missing])
+            for t, k in enumerate(missing):
+                cache[int(S[k])] = new[:, t]
+        if len(S) == 0:
+            return np.zeros((self.dA, 0))
+        return np.column_stack([cache[int(j)] for j in S])
+
     def pen(self, S):
         """1 for the penalised coordinates among ``S``, 0 for the intercept column."""
         p = np.ones(len(S))
@@ -929,7 +942,7 @@ def _pair_candidates(data, x, S, free_pos, grow, keep):
     r = z - AS @ beta
     rss = float(r @ r if c is None else (c * r) @ r) + n * lam * float(pen @ (beta * beta))
     C = np.asarray(A.T @ (r if c is None else c * r)).ravel()
-    B = np.asarray(A.T @ ASw)
+    B = data.gram_columns(S, AS) if c is None else np.asarray(A.T @ ASw)
     M = B @ Ginv
     e = cs + n * lam - np.einsum("jk,jk->j", B, M)
     outside = np.ones(data.dA, dtype=bool)
