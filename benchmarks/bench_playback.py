@@ -1,7 +1,8 @@
-"""Dashboards in a real page on a given number of CPUs: frames per second that ``rv.play``
-and ``rv.compare`` draw while their Play widget runs, and how long ``rv.explore`` takes from
-a slider change to the redrawn convergence figure; in Voila (and Play in JupyterLab with
-``--lab``).
+"""Dashboards in a real page on a given number of CPUs: replay positions per second that
+each figure of ``rv.play`` and ``rv.compare`` draws while their replay plays (the page steps
+frames computed once in the kernel), how long ``rv.explore`` takes from a slider change to the
+redrawn convergence figure, and from picking SVRGHT to its status line done; in Voila (and
+Play in JupyterLab with ``--lab``).
 
 The browser tests check that a replay is alive and correct and that a slider change redraws;
 how fast depends on the machine and its load, so it is measured here.  Binder gives about one
@@ -14,12 +15,14 @@ the classroom problem, ``record_iterates=True``) without the tests' mirror widge
 serializes every figure after every change, work a learner's page does not do), rendered in
 headless Chromium.
 
-* Play: Play is pressed and, for ``--seconds``, every animation frame of the page is sampled;
+* Play: the replay control's play button is pressed and, for ``--seconds``, every animation
+  frame of the page is sampled;
   a frame counts when the plotted data of any figure changed.  The peer, measured in the same
   run and page, is the page's own animation-frame rate (the most frames it could have drawn).
   The figures of a dashboard may draw one replay position in different animation frames, so
   each figure's own rate is shown too (distinct replay positions it showed per second; the
-  slowest is what a learner sees advancing).  Target: ``TARGET_FPS`` frames per second.
+  slowest is what a learner sees advancing).  Target: ``TARGET_FPS`` positions per second
+  for the slowest figure.
 * Slider -> redraw (``rv.explore``): a key press moves one slider (eta, s, m, J; ``--repeats``
   changes each, alternating direction); the page times (``performance.now()``) from the key
   event to the first animation frame at which the convergence figure's plotted data differ,
@@ -27,6 +30,10 @@ headless Chromium.
   times are read from the status line it writes after the redraw (solver time, and solve +
   figure update from the start of the solve); the rest is the debounce
   (``Explorer(debounce=0.1)``), messages and drawing in the page.  Target: ``TARGET_MS``.
+* SVRGHT picked (``rv.explore``): the method dropdown is set to SVRGHT (``--repeats`` times,
+  back to SVRGSP+ in between); the page times the change event to the first animation frame
+  at which the status line reports SVRGHT's run done, and to the redrawn convergence figure.
+  Target: ``TARGET_METHOD_MS``.
 
 Where the time goes: the CPU seconds each kind of child process (Chromium, the kernel, the
 server, Playwright's driver) used while playing and over the slider changes are read from

@@ -5,7 +5,8 @@
   registry).  The numbers behind them: :mod:`rgrasp_viz.analysis`.
 * :mod:`rgrasp_viz.viz.export` -- figures to HTML or PNG files.
 * :mod:`rgrasp_viz.viz.dashboards` -- :func:`explore`, :func:`play`, :func:`compare`:
-  widgets, debounced re-solves and ``FigureWidget`` updates.
+  widgets, debounced re-solves and figure widgets of our own (an anywidget drawn with
+  plotly.js's public API; replays played by the page).
 * :func:`measured_threshold_cost` -- the cost of one hard thresholding on this machine, a
   cost model to pass as ``cost=`` to the thresholding figures.
 
