@@ -10,7 +10,7 @@ can find them; ``*_spec`` twins return the same figure as plain dicts.
 
 The number of plotly traces a builder emits depends only on the number of runs passed in,
 never on the method or the data (empty traces are kept), so a dashboard can update a
-``FigureWidget`` in place when a slider changes.
+figure widget in place when a slider changes.
 
 Labels and colours come from the method registry (:mod:`rgrasp_viz.solvers._registry`).
 
