@@ -269,12 +269,13 @@ def _check_same_problem(traces):
 
 @dataclasses.dataclass(frozen=True)
 class FStar:
-    """``F*`` of one view: the value every gap of that view is measured against, and where it
-    came from.
+    """``F*`` of one view: the value every gap of that view is measured against, where it
+    came from, and (from :func:`rgrasp_viz.reference.reference`) the reference's evidence.
 
-    A table and a plot shown together take the same ``FStar`` (compute it once with
-    :func:`estimate_fstar` and pass it to both), so their numbers agree.  It unpacks as
-    ``fstar, source = estimate_fstar(...)``.
+    The package's one type for ``F*``: :func:`estimate_fstar` (the runs shown),
+    :func:`rgrasp_viz.reference.reference` (a reference better than every run) and a number
+    given by the caller all give one.  A table and a plot shown together take the same
+    ``FStar``, so their numbers agree.  It unpacks as ``fstar, source = estimate_fstar(...)``.
 
     Attributes
     ----------
@@ -284,11 +285,21 @@ class FStar:
         Where it came from, in one short phrase a student understands (figures show it), e.g.
         ``"F* = lowest F of the runs shown (SVRGSP+, iteration 14)"``.
     origin : {"reference", "runs", "given", "none"}
-        A separate reference run, the runs shown, a number given by the caller, or nothing.
+        A separate reference, the runs shown, a number given by the caller, or nothing.
     run : str or None
         The label of the run that reached ``F*`` (None for a given number).
     iteration : int
         The iteration of that run (-1 when not from a run).
+    candidates : tuple of dict
+        Every value a reference considered (``source``, ``objective``); ``value`` is the
+        lowest (empty unless made by :func:`~rgrasp_viz.reference.reference`).
+    err_ref : float
+        Reference estimation error (NaN without ground truth): that of the oracle, the
+        least-squares fit on the true support.
+    err_source : str
+        Where ``err_ref`` comes from.
+    reference_run : dict
+        The reference run's settings and outcome (empty when none was made).
     """
 
     value: float
@@ -296,6 +307,10 @@ class FStar:
     origin: str = "runs"
     run: str | None = None
     iteration: int = -1
+    candidates: tuple = ()
+    err_ref: float = math.nan
+    err_source: str = ""
+    reference_run: dict = dataclasses.field(default_factory=dict)
 
     def __iter__(self):
         return iter((self.value, self.source))
@@ -303,9 +318,21 @@ class FStar:
     def __float__(self):
         return float(self.value)
 
+    @property
+    def where(self):
+        """:attr:`source` without its leading ``"F* = "`` (for sentences that name ``F*``
+        themselves)."""
+        return self.source[len("F* = "):] if self.source.startswith("F* = ") else self.source
+
     def gap(self, f):
         """``f - F*`` (array or number)."""
         return np.asarray(f, dtype=np.float64) - self.value
+
+    def to_dict(self):
+        """``run.json``'s record of ``F*`` and its evidence."""
+        return {"fstar": self.value, "source": self.where, "origin": self.origin,
+                "candidates": list(self.candidates), "error_reference": self.err_ref,
+                "error_source": self.err_source, "run": dict(self.reference_run)}
 
 
 def estimate_fstar(traces, reference=None):

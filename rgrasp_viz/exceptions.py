@@ -4,17 +4,17 @@ This module imports nothing of the package (the model is scikit-learn's
 ``sklearn/exceptions.py``): every layer can import from it without forming an import
 circle, and a user catches or filters any of them as ``rgrasp_viz.exceptions.<Name>``.
 
-=========================  ===========================================================
-name                       raised or warned when
-=========================  ===========================================================
-``ConvergenceWarning``     a run did not end at a minimiser (status and message say why)
-``DataWarning``            the data look unsuited to what was asked
+===========================  ==============================================================
+name                         raised or warned when
+===========================  ==============================================================
+``ConvergenceWarning``       a run did not end at a minimiser (status and message say why)
+``DataWarning``              the data look unsuited to what was asked
 ``DatasetUnavailableError``  a data set is neither cached nor downloadable
-``ChecksumError``          a downloaded or cached file has the wrong SHA-256
-``DataFileError``          a real data file in the data directory is damaged
-``OutputError``            ``reproduce --out`` cannot be used
-``OutputWriteError``       writing a run's outputs failed part-way (nothing was replaced)
-=========================  ===========================================================
+``ChecksumError``            a downloaded or cached file has the wrong SHA-256
+``DataFileError``            a real data file in the data directory is damaged
+``OutputError``              ``reproduce --out`` cannot be used
+``OutputWriteError``         writing a run's outputs failed part-way (nothing was replaced)
+===========================  ==============================================================
 """
 
 __all__ = [

@@ -22,7 +22,6 @@ and ``reproduce`` all take ``F*`` from here.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import sys
 import warnings
@@ -36,8 +35,7 @@ from .solvers import default_eta, solve
 from .solvers._registry import get_method, normalize_reading, run_label
 from .solvers._status import Status
 
-__all__ = ["CHEAP_EXTRA_PASSES", "REFERENCE_FACTOR", "Reference", "least_squares_on",
-           "reference"]
+__all__ = ["CHEAP_EXTRA_PASSES", "REFERENCE_FACTOR", "least_squares_on", "reference"]
 
 REFERENCE_FACTOR = 10.0
 """With ``run=True`` the reference run gets this many times the budget (``tol = ftol = 0``)."""
@@ -49,63 +47,6 @@ fixed point of FG-HT and the exact fit on its support); the source says so."""
 CHEAP_EXTRA_PASSES = 20.0
 """Logistic loss with ``run=False``: the continued run stops this many passes past the budget
 (at most :data:`REFERENCE_FACTOR` times it)."""
-
-
-@dataclasses.dataclass
-class Reference:
-    """What the targets are measured against.
-
-    Attributes
-    ----------
-    fstar : float
-        ``F*``.
-    source : str
-        Where ``F*`` comes from, in words.
-    candidates : list of dict
-        Every value considered (``source``, ``objective``); ``fstar`` is the lowest.
-    err_ref : float
-        Reference estimation error (NaN without ground truth): that of the oracle, the
-        least-squares fit on the true support.
-    err_source : str
-        Where ``err_ref`` comes from.
-    run : dict
-        The reference run's settings and outcome (empty when none was made).
-    """
-
-    fstar: float
-    source: str
-    candidates: list = dataclasses.field(default_factory=list)
-    err_ref: float = math.nan
-    err_source: str = ""
-    run: dict = dataclasses.field(default_factory=dict)
-
-    @classmethod
-    def from_runs(cls, traces):
-        """The circular fallback: the best objective (and error) of the runs themselves.
-
-        Used only when no reference was computed (hand-built traces); its source says so.
-        """
-        traces = _as_dict(traces)
-        vals = [best_objective(t)[0] for t in traces.values()]
-        vals = [v for v in vals if math.isfinite(v)]
-        errs = [float(np.nanmin(t.rel_error)) for t in traces.values()
-                if np.isfinite(t.rel_error).any()]
-        return cls(min(vals) if vals else math.nan,
-                   "the best objective of the runs themselves (no reference run: the lowest "
-                   "run reaches the target by definition)", [],
-                   min(errs) if errs else math.nan,
-                   "the smallest error of the runs themselves (no reference)")
-
-    def as_fstar(self):
-        """The :class:`~rgrasp_viz.analysis.FStar` a figure is drawn against: the value, and
-        ``"F* = <source>"`` as the figure's subtitle."""
-        return FStar(float(self.fstar), f"F* = {self.source}", "reference")
-
-    def to_dict(self):
-        """``run.json``'s record of the reference."""
-        return {"fstar": self.fstar, "source": self.source, "candidates": self.candidates,
-                "error_reference": self.err_ref, "error_source": self.err_source,
-                "run": self.run}
 
 
 def least_squares_on(problem, support):
@@ -211,8 +152,8 @@ def reference(problem, traces, *, s=None, run=True, budget=None, seed=0, inner="
 
     Returns
     -------
-    Reference
-        ``fstar``: the lowest candidate (see the module docstring), clipped to the lowest
+    rgrasp_viz.analysis.FStar
+        ``value``: the lowest candidate (see the module docstring), clipped to the lowest
         run's best objective should that be lower.  ``err_ref`` (when the problem knows
         ``x_true``): the estimation error of the least-squares fit on the true support (the
         oracle), independent of every run.
@@ -285,8 +226,8 @@ def reference(problem, traces, *, s=None, run=True, budget=None, seed=0, inner="
     runs_best = {m: best_objective(t)[0] for m, t in traces.items()
                  if math.isfinite(best_objective(t)[0])}  # diverged runs included
     if not finite and not runs_best:
-        return Reference(math.nan, "no finite objective (every run diverged)", candidates,
-                         err_ref, err_source, run_info)
+        return _fstar(math.nan, "no finite objective (every run diverged)", candidates,
+                      err_ref, err_source, run_info)
     if finite:
         best = min(finite, key=lambda c: c["objective"])
         fstar, source = float(best["objective"]), best["source"]
@@ -305,4 +246,10 @@ def reference(problem, traces, *, s=None, run=True, budget=None, seed=0, inner="
             clipped = {"source": why, "objective": runs_best[low]}
             candidates.append(clipped)
             fstar, source = runs_best[low], why
-    return Reference(fstar, source, candidates, err_ref, err_source, run_info)
+    return _fstar(fstar, source, candidates, err_ref, err_source, run_info)
+
+
+def _fstar(value, source, candidates, err_ref, err_source, run_info):
+    return FStar(float(value), f"F* = {source}", "reference", run_info.get("label"),
+                 candidates=tuple(candidates), err_ref=err_ref, err_source=err_source,
+                 reference_run=run_info)

@@ -400,7 +400,7 @@ def exact_fstar(problem, runs):
     the true support and on the support of every run's best and final iterate)."""
     from rgrasp_viz.reference import reference
 
-    return reference(problem, list(runs), run=False).as_fstar()
+    return reference(problem, list(runs), run=False)
 
 
 def slider_sweeps(problems=None):

@@ -9,6 +9,7 @@ import pytest
 
 import rgrasp_viz as rv
 from rgrasp_viz import reference as REF
+from rgrasp_viz.analysis import FStar, estimate_fstar
 
 
 @pytest.fixture(scope="module")
@@ -30,16 +31,16 @@ def _lstsq_objective(prob, supp):
 def test_cheap_reference_is_the_best_exact_fit(squares_runs):
     prob, runs = squares_runs
     ref = REF.reference(prob, runs, run=False)
-    assert ref.run == {}  # no solver run
+    assert ref.reference_run == {}  # no solver run
     fits = [_lstsq_objective(prob, np.flatnonzero(prob.x_true))]
     for tr in runs.values():
         k = int(np.nanargmin(tr.objective))
         fits += [_lstsq_objective(prob, tr.support(k)), _lstsq_objective(prob, tr.support(-1))]
-    assert ref.fstar == pytest.approx(min(fits), rel=1e-10)
-    assert ref.fstar == min(c["objective"] for c in ref.candidates)
+    assert ref.value == pytest.approx(min(fits), rel=1e-10)
+    assert ref.value == min(c["objective"] for c in ref.candidates)
     assert "exact least-squares fit" in ref.source
     for tr in runs.values():
-        assert ref.fstar <= float(np.nanmin(tr.objective))
+        assert ref.value <= float(np.nanmin(tr.objective))
     # the oracle's error
     x = REF.least_squares_on(prob, np.flatnonzero(prob.x_true))
     assert ref.err_ref == pytest.approx(prob.rel_error(x)) and "oracle" in ref.err_source
@@ -49,17 +50,17 @@ def test_full_reference_continues_the_lowest_run(squares_runs):
     prob, runs = squares_runs
     ref = REF.reference(prob, runs, budget=8)
     low = min(runs, key=lambda m: float(np.nanmin(runs[m].objective)))
-    assert ref.run["method"] == low and ref.run["budget_passes"] == 80
-    assert ref.run["tol"] == 0.0 and ref.run["full"] is True
+    assert ref.reference_run["method"] == low and ref.reference_run["budget_passes"] == 80
+    assert ref.reference_run["tol"] == 0.0 and ref.reference_run["full"] is True
     assert any("10x the budget" in c["source"] for c in ref.candidates)
     # the same iterates, continued: the re-run starts with the budgeted run's objectives
     again = rv.solve(prob, low, eta=runs[low].meta["eta"], random_state=1, tol=0.0, ftol=0.0,
                      max_passes=80, warn=False).trace
     k = len(runs[low])
     np.testing.assert_array_equal(again.objective[:k], runs[low].objective)
-    assert ref.run["best_objective"] == float(np.nanmin(again.objective))
-    assert ref.fstar <= min(float(np.nanmin(t.objective)) for t in runs.values())
-    assert ref.fstar <= REF.reference(prob, runs, run=False).fstar
+    assert ref.reference_run["best_objective"] == float(np.nanmin(again.objective))
+    assert ref.value <= min(float(np.nanmin(t.objective)) for t in runs.values())
+    assert ref.value <= REF.reference(prob, runs, run=False).value
 
 
 def test_logistic_cheap_reference_is_a_short_continuation():
@@ -68,9 +69,9 @@ def test_logistic_cheap_reference_is_a_short_continuation():
                      warn=False) for m in ("fght", "svrgsp")]
     ref = REF.reference(prob, runs, run=False)
     used = max(float(r.trace.passes[-1]) for r in runs)  # the default budget
-    assert ref.run["budget_passes"] == min(10 * used, used + REF.CHEAP_EXTRA_PASSES)
-    assert ref.run["full"] is False and "not converged" in ref.source
-    assert ref.fstar <= min(r.trace.objective.min() for r in runs)
+    assert ref.reference_run["budget_passes"] == min(10 * used, used + REF.CHEAP_EXTRA_PASSES)
+    assert ref.reference_run["full"] is False and "not converged" in ref.source
+    assert ref.value <= min(r.trace.objective.min() for r in runs)
 
 
 def test_fstar_is_clipped_to_a_run_below_every_candidate(squares_runs):
@@ -81,13 +82,16 @@ def test_fstar_is_clipped_to_a_run_below_every_candidate(squares_runs):
     tr.objective[:] = -1.0
     low["made-up"] = tr
     ref = REF.reference(prob, low, run=False)
-    assert ref.fstar == -1.0 and "clipped" in ref.source
+    assert ref.value == -1.0 and "clipped" in ref.source
     assert ref.candidates[-1]["objective"] == -1.0
 
 
-def test_reproduce_re_exports_the_same_reference():
-    assert REF.Reference is REF.Reference
-    assert REF.least_squares_on is REF.least_squares_on
-    assert REF.reference is REF.reference
-    assert REF.REFERENCE_FACTOR == REF.REFERENCE_FACTOR
-    assert math.isnan(REF.Reference(1.0, "x").err_ref)
+def test_fstar_has_one_type(squares_runs):
+    # the reference gives the same type as estimate_fstar: one F* type, whatever made it
+    prob, runs = squares_runs
+    ref = REF.reference(prob, runs, run=False)
+    assert type(ref) is type(estimate_fstar(list(runs.values()))) is FStar
+    assert ref.origin == "reference" and ref.source == f"F* = {ref.where}"
+    assert not hasattr(REF, "Reference")
+    assert math.isnan(FStar(1.0, "F* = x").err_ref) and FStar(1.0, "x").where == "x"
+    assert ref.to_dict()["fstar"] == ref.value and ref.to_dict()["source"] == ref.where

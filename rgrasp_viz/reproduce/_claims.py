@@ -1,6 +1,6 @@
 """The paper's claims, checked on a set of runs (traces in, verdicts out; nothing is solved).
 
-``F*`` comes from a :class:`Reference` better than every budgeted run
+``F*`` comes from a reference better than every budgeted run
 (:func:`rgrasp_viz.reference.reference`), never from the runs being judged: were it the best
 of those runs, whichever run ended lowest would reach any target by definition.
 
@@ -47,8 +47,7 @@ import math
 
 import numpy as np
 
-from ..analysis import IDENTICAL_RTOL, first_crossing, same_iterates
-from ..reference import Reference
+from ..analysis import IDENTICAL_RTOL, estimate_fstar, first_crossing, same_iterates
 from ..solvers._registry import get_method, method_label, method_names, run_label
 from ..solvers._status import Status
 
@@ -79,7 +78,6 @@ __all__ = [
     "TIME_MARGIN",
     "VERDICTS",
     "VR_METHODS",
-    "Reference",
     "aggregate_claims",
     "evaluate_claims",
     "format_claims",
@@ -606,15 +604,30 @@ def _f0(traces):
     return max(f0) if f0 else math.nan
 
 
+def runs_fstar(traces):
+    """The circular fallback ``F*``: the best objective (and error) of the runs themselves
+    (:func:`rgrasp_viz.analysis.estimate_fstar`), used only when no reference was computed
+    (hand-built traces); its source says so."""
+    traces = dict(traces)
+    fs = estimate_fstar(list(traces.values()))
+    errs = [float(np.nanmin(t.rel_error)) for t in traces.values()
+            if np.isfinite(t.rel_error).any()]
+    return dataclasses.replace(
+        fs, source=f"{fs.source} (no reference run: the lowest run reaches any target by "
+                   "definition)",
+        err_ref=min(errs) if errs else math.nan,
+        err_source="the smallest error of the runs themselves (no reference)")
+
+
 def _context(traces, has_truth, reference, quality=None):
     traces = dict(traces)
     if has_truth is None:
         has_truth = _has_truth(traces)
-    ref = Reference.from_runs(traces) if reference is None else reference
+    ref = runs_fstar(traces) if reference is None else reference
     err_level = TARGET_ERR_FACTOR * ref.err_ref if has_truth else math.nan
     if quality is None:
         quality = {m: quality_of(t) for m, t in traces.items()}
-    return _Ctx(traces, ref.fstar, _f0(traces), has_truth, err_level, dict(quality)), ref
+    return _Ctx(traces, ref.value, _f0(traces), has_truth, err_level, dict(quality)), ref
 
 
 def evaluate_claims(traces, has_truth=None, reference=None, quality=None):
@@ -628,9 +641,9 @@ def evaluate_claims(traces, has_truth=None, reference=None, quality=None):
     has_truth : bool, optional
         Whether the runs know ``x*`` (estimation-error claims); default: whether their
         ``rel_error`` is finite.
-    reference : Reference, optional
-        ``F*`` and the error reference; default :meth:`Reference.from_runs` (circular: for
-        hand-built examples only, and labelled so).
+    reference : rgrasp_viz.analysis.FStar, optional
+        ``F*`` and the error reference (:func:`rgrasp_viz.reference.reference`); default
+        :func:`runs_fstar` (circular: for hand-built examples only, and labelled so).
     quality : dict of str to dict, optional
         Per method, :func:`quality_of` (strong coordinates recovered, held-out loss);
         default: from the traces alone (no recovery, no held-out loss).
@@ -832,14 +845,14 @@ def targets_text(traces, reference=None):
     Parameters
     ----------
     traces : dict of str to Trace
-    reference : Reference, optional
+    reference : rgrasp_viz.analysis.FStar, optional
         As in :func:`evaluate_claims`.
     """
-    ref = Reference.from_runs(traces) if reference is None else reference
-    fs = ref.fstar
+    ref = runs_fstar(traces) if reference is None else reference
+    fs = ref.value
     f0 = _f0(dict(traces))
     span = f0 - fs if math.isfinite(f0) and f0 > fs else 1.0
-    text = (f"F* = {fs:.10g}, from {ref.source}. SPEED target: speed gap = (F - F*) / "
+    text = (f"F* = {fs:.10g}, from {ref.where}. SPEED target: speed gap = (F - F*) / "
             f"(F(x0) - F*) <= {SPEED_LEVEL:g}, i.e. F <= {fs + SPEED_LEVEL * span:.8g} "
             "(the scale of the paper's plots); levels "
             + ", ".join(f"{lv:g}" for lv in SPEED_LEVELS) + " are tabulated per run.")

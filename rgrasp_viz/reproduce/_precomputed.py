@@ -177,7 +177,7 @@ def save(report, folder, name=None, max_supports=MAX_SUPPORTS):
         "name": name, "methods": methods,
         "meta": {m: {k: tr.meta.get(k) for k in _META if k in tr.meta}
                  for m, tr in report.traces.items()},
-        "fstar": {"value": ref.fstar, "source": ref.source},
+        "fstar": {"value": ref.value, "source": ref.where},
         "claims": report.claims, "pass_rule": PASS_RULE,
         "settings": {k: v for k, v in report.settings.items()
                      if k not in ("reference", "versions")},

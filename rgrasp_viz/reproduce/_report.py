@@ -56,7 +56,7 @@ class Report:
     notes : list of str
     settings : dict
         Everything written to ``run.json``.
-    reference : Reference
+    reference : rgrasp_viz.analysis.FStar
         ``F*`` and the error reference the first seed's claims were measured against.
     per_seed : list of dict
         Per evaluation seed: ``seed``, ``traces``, ``reference``, ``quality`` and ``claims``
@@ -98,7 +98,7 @@ def reading_text(inner):
 
 def _figures(traces, exp, info, reference, has_truth, quick, inner, seed=None):
     order = list(traces.values())
-    src = f"F* = {reference.fstar:.8g}, from {reference.source}"
+    src = f"F* = {reference.value:.8g}, from {reference.where}"
     title = (f"{exp.figure} of the paper{' (quick)' if quick else ''} — {info.label}"
              f"<br><sup>{exp.loss} loss, s={info.s}, x0=0, J=2n, m=6, "
              f"{reading_text(inner)}</sup>")
@@ -107,7 +107,7 @@ def _figures(traces, exp, info, reference, has_truth, quick, inner, seed=None):
         title = title.replace("</sup>", f"; seed {seed} (the first evaluation seed)</sup>")
     for axis in ("passes", "time"):
         fig = F.convergence(order, x=axis, y="both" if has_truth else "gap",
-                            fstar=(reference.fstar, src))
+                            fstar=(reference.value, src))
         fig.update_layout(title={"text": title}, height=480, margin={"t": 110})
         figs[axis] = fig
     return figs
@@ -198,7 +198,7 @@ def _jsonable(v):
 
 def reference_text(reference):
     """Markdown lines describing ``F*``: its value, source and the candidates considered."""
-    lines = [f"F* = {reference.fstar:.12g}, from {reference.source}."]
+    lines = [f"F* = {reference.value:.12g}, from {reference.where}."]
     if reference.candidates:
         lines += ["", "Candidates for F* (the lowest is used; each is at most the run it "
                       "comes from):", "", "| source | objective |", "|---|---|"]

@@ -16,10 +16,9 @@ import rgrasp_viz as rv
 from rgrasp_viz import Trace, datasets
 from rgrasp_viz import _cli as cli
 from rgrasp_viz import analysis as A
-from rgrasp_viz import reference as REF
 from rgrasp_viz import reproduce as R
 from rgrasp_viz._trace import TraceBuilder
-from rgrasp_viz.analysis import first_crossing
+from rgrasp_viz.analysis import FStar, first_crossing
 from rgrasp_viz.reproduce import _claims as RC
 from rgrasp_viz.reproduce import _experiments as RE
 from rgrasp_viz.reproduce import _tuning as RT
@@ -115,7 +114,7 @@ def test_claims_contradicted_when_svrght_is_faster():
 
 # F* = 1 given, F(x0) = 1001: the speed gap of 1 + 1000 r^t is r^t, at the 1e-4 level when
 # r^t = 1e-4
-ONE = REF.Reference(1.0, "a hand-made reference")
+ONE = FStar(1.0, "F* = a hand-made reference", "reference")
 
 
 def _pair(rate_sp, rate_ht, k=11, time_ht=None):
@@ -221,7 +220,7 @@ def test_never_reaching_is_slower_than_reaching():
     # best) at the same pass: a tie
     assert by_id(R.evaluate_claims(traces))["P1"]["verdict"] == R.TIE
     # measured against a lower F*, neither reaches: not shown, leaning against (identical)
-    row = by_id(R.evaluate_claims(traces, reference=REF.Reference(0.1, "lower")))["P1"]
+    row = by_id(R.evaluate_claims(traces, reference=FStar(0.1, "F* = lower", "reference")))["P1"]
     assert row["verdict"] == R.NOT_SHOWN and row["lean"] == "leans against the claim"
     assert "identical iterates" in row["text"]
 
@@ -333,12 +332,12 @@ def test_given_reference_sets_the_targets():
     assert by_id(R.evaluate_claims(traces))["P1"]["verdict"] == R.SUPPORTED
     # a reference 2e-3 below both floors (F* < 0: the denominator is 1e-6 (F(x0) - F*)):
     # relative gap >= 2e-3 / 1e-6, out of reach
-    ref = REF.Reference(-1e-3, "a hand-made reference")
+    ref = FStar(-1e-3, "F* = a hand-made reference", "reference")
     rows = by_id(R.evaluate_claims(traces, reference=ref))
     assert rows["P1"]["verdict"] == R.NOT_SHOWN
     assert "SVRGSP never" in rows["P1"]["text"]
     # F* = 1e-3, F(x0) = 1 + 1e-3: the speed target is F <= F* + 1e-4 (F(x0) - F*) = 1.1e-3
-    ref = REF.Reference(1e-3, "a hand-made reference")
+    ref = FStar(1e-3, "F* = a hand-made reference", "reference")
     text = RC.targets_text(traces, ref)
     assert "from a hand-made reference" in text
     assert "speed gap = (F - F*) / (F(x0) - F*) <= 0.0001, i.e. F <= 0.0011 " in text
@@ -433,19 +432,19 @@ def test_fstar_comes_from_a_reference_below_every_run(quick_run):
     prob, _ = RE.build_problem("fig1-setting1", quick=True, progress=False)
     for m, tr in quick_run.traces.items():
         best = float(np.nanmin(tr.objective))
-        assert ref.fstar <= best, m
+        assert ref.value <= best, m
         # least squares: at most the exact fit on the support of the run's best iterate
         # (NumPy reference: lstsq on those columns)
         k = int(np.nanargmin(tr.objective))
         supp = tr.support(k)
         coef = np.linalg.lstsq(prob.W[:, supp], prob.y, rcond=None)[0]
         fit = 0.5 * np.mean((prob.W[:, supp] @ coef - prob.y) ** 2)
-        assert ref.fstar <= fit * (1 + 1e-12), m
-    assert ref.fstar < min(float(np.nanmin(t.objective)) for t in quick_run.traces.values())
-    assert ref.fstar == min(c["objective"] for c in ref.candidates)
+        assert ref.value <= fit * (1 + 1e-12), m
+    assert ref.value < min(float(np.nanmin(t.objective)) for t in quick_run.traces.values())
+    assert ref.value == min(c["objective"] for c in ref.candidates)
     assert any("10x the budget" in c["source"] for c in ref.candidates)
-    assert ref.run["budget_passes"] == 10 * 30 and ref.run["tol"] == 0.0
-    assert ref.run["method"] in RE.METHODS
+    assert ref.reference_run["budget_passes"] == 10 * 30 and ref.reference_run["tol"] == 0.0
+    assert ref.reference_run["method"] in RE.METHODS
     # the oracle error: least-squares fit on the true support
     true = np.flatnonzero(prob.x_true)
     coef = np.linalg.lstsq(prob.W[:, true], prob.y, rcond=None)[0]
@@ -455,13 +454,13 @@ def test_fstar_comes_from_a_reference_below_every_run(quick_run):
                                         / np.linalg.norm(prob.x_true))
     # recorded with its source in run.json and claims.md, per seed
     settings = json.loads((quick_run.out / "run.json").read_text())
-    assert settings["fstar"] == ref.fstar and settings["fstar_source"] == ref.source
-    assert settings["reference"]["candidates"] == ref.candidates
+    assert settings["fstar"] == ref.value and settings["fstar_source"] == ref.where
+    assert settings["reference"]["candidates"] == list(ref.candidates)
     assert settings["fstar_below_every_run_by"] > 0
     assert [r["seed"] for r in settings["runs_per_seed"]] == [0, 1]
-    assert settings["runs_per_seed"][0]["fstar"] == ref.fstar
+    assert settings["runs_per_seed"][0]["fstar"] == ref.value
     md = (quick_run.out / "claims.md").read_text()
-    assert f"F* = {ref.fstar:.12g}, from {ref.source}." in md
+    assert f"F* = {ref.value:.12g}, from {ref.where}." in md
     for r in settings["runs_per_seed"]:
         assert f"* seed {r['seed']}: F* = {r['fstar']:.12g}" in md
     assert "i.e. F <= " in md  # the target in absolute terms
@@ -476,8 +475,8 @@ def test_claims_md_matches_traces(quick_run):
     # every seed's verdicts again from the saved traces, F* and quality (nothing re-solved)
     per_seed = []
     for r, tail in zip(saved["runs_per_seed"], (None, 1), strict=True):
-        ref = REF.Reference(r["fstar"], r["fstar_source"], [], r["error_reference"],
-                          r["error_source"])
+        ref = FStar(r["fstar"], "F* = " + r["fstar_source"], "reference",
+                    err_ref=r["error_reference"], err_source=r["error_source"])
         per_seed.append((r["seed"], R.evaluate_claims(_load_all(quick_run.out, tail),
                                                       reference=ref, quality=r["quality"])))
     again = R.aggregate_claims(per_seed)
@@ -528,7 +527,7 @@ def test_three_pass_budget_reaches_no_target(tmp_path):
         assert rows[cid]["agreement"] == "2/2"
         assert rows[cid]["lean"] in ("leans towards the claim", "leans against the claim")
     for run in rep.per_seed:
-        fs = run["reference"].fstar
+        fs = run["reference"].value
         for m, tr in run["traces"].items():
             # NumPy reference: (F - F*) / (F(x0) - F*) never gets to the speed level within 3
             # passes, nor the error to its target

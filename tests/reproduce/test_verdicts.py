@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from rgrasp_viz import reference as REF
 from rgrasp_viz import reproduce as R
 from rgrasp_viz._trace import TraceBuilder
+from rgrasp_viz.analysis import FStar
 from rgrasp_viz.reproduce import _claims as RC
 from rgrasp_viz.reproduce import _experiments as RE
 from rgrasp_viz.solvers import method_label
@@ -39,7 +39,7 @@ def by_id(rows):
 
 
 # F* = 0, F(x0) = 1: the speed gap is F itself; the target is F <= 1e-4
-ZERO = REF.Reference(0.0, "a hand-made reference", err_ref=0.01, err_source="hand-made")
+ZERO = FStar(0.0, "F* = a hand-made reference", "reference", err_ref=0.01, err_source="hand-made")
 ALT = [[0], [1]] * 10  # another support at every other iteration: never identical iterates
 
 
@@ -97,7 +97,7 @@ def test_speed_target_is_on_the_optimisation_scale():
     runs = {"svrgsp": trace("svrgsp", passes, obj),
             "svrght": trace("svrght", passes, np.array([1.0, 0.5, 0.4, 0.3]),
                             supports=ALT[:4])}
-    ref = REF.Reference(1e-3, "floor")
+    ref = FStar(1e-3, "F* = floor", "reference")
     row = by_id(R.evaluate_claims(runs, reference=ref))["P1"]
     assert row["verdict"] == R.SUPPORTED
     np.testing.assert_allclose(RC.speed_gap(obj, 1e-3, 1.0), (obj - 1e-3) / (1.0 - 1e-3))

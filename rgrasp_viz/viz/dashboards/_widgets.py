@@ -169,6 +169,6 @@ def view_fstar(problem, runs, reference="exact"):
     if reference is None:
         return estimate_fstar(runs)
     ref = shared_reference(problem, list(runs), run=False)
-    if not (ref.fstar == ref.fstar and abs(ref.fstar) < float("inf")):
+    if not (ref.value == ref.value and abs(ref.value) < float("inf")):
         return estimate_fstar(runs)
-    return ref.as_fstar()
+    return ref
