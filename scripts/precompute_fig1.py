@@ -6,7 +6,7 @@ Runs ``rgrasp_viz.reproduce.run`` (the same runs, reference and claims as
 relative error, support sizes, thresholding counts, and the supports of a few iterations) and
 ``<experiment>.json`` (settings, F* and its source, claims with their verdicts, the
 pass-counting rule); a few hundred kB per experiment.  Notebook 5 reads them with
-``rgrasp_viz.reproduce.precomputed.load``::
+``rgrasp_viz.reproduce._precomputed.load``::
 
     .venv/bin/python scripts/precompute_fig1.py                     # setting 1, full size
     .venv/bin/python scripts/precompute_fig1.py fig1-setting1 fig1-setting2 --jobs 2
@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rgrasp_viz.reproduce import run  # noqa: E402
-from rgrasp_viz.reproduce.precomputed import MAX_SUPPORTS, save  # noqa: E402
+from rgrasp_viz.reproduce._precomputed import MAX_SUPPORTS, save  # noqa: E402
 
 FIGURE1 = ("fig1-setting1", "fig1-setting2")
 

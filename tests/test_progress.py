@@ -19,7 +19,7 @@ import pytest
 import rgrasp_viz as rv
 from rgrasp_viz import _progress
 from rgrasp_viz import reproduce as R
-from rgrasp_viz.viz import animate as A
+from rgrasp_viz.viz import _animate as A
 
 
 @pytest.fixture

@@ -7,10 +7,12 @@ import sys
 
 import pytest
 
-from rgrasp_viz import cli
+from rgrasp_viz import _cli as cli
 from rgrasp_viz import reproduce as R
-from rgrasp_viz.reproduce import _parallel, command, tuning
-from rgrasp_viz.reproduce.output import OutputFolder
+from rgrasp_viz.reproduce import _command as command
+from rgrasp_viz.reproduce import _parallel
+from rgrasp_viz.reproduce import _tuning as tuning
+from rgrasp_viz.reproduce._output import OutputFolder
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from rgrasp_viz import reproduce as R
-from rgrasp_viz.reproduce import tuning
-from rgrasp_viz.reproduce.experiments import build_problem, run_method
+from rgrasp_viz.reproduce import _tuning as tuning
+from rgrasp_viz.reproduce._experiments import build_problem, run_method
 
 
 def test_grid_is_sqrt2_from_a_quarter_to_eight():

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from rgrasp_viz import reproduce as R
-from rgrasp_viz.trace import TraceBuilder
+from rgrasp_viz._trace import TraceBuilder
+from rgrasp_viz.solvers._registry import method_label
 
 pytest.importorskip("plotly")
 
@@ -130,7 +131,7 @@ def test_quality_claim_compares_final_estimation_error(vr_err, other_err, verdic
     # the old relative gap survives only as the labelled "which local minimum" numbers
     assert "which local minimum" in row["text"]
     assert set(row["numbers"]["which_local_minimum"]) == {
-        R.claims.method_label(m) for m in R.METHODS}
+        method_label(m) for m in R.METHODS}
 
 
 @pytest.mark.parametrize("vr, other, verdict, margin", [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ...solvers.registry import method_color
+from ...solvers._registry import method_color
 from ._base import LEGEND, esc, figure, spec, tr
 
 
