@@ -24,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from threadpoolctl import threadpool_limits
+
 __all__ = ["run_tasks", "check_jobs", "check_scheduler"]
 
 _DISTRIBUTED_HINT = (
@@ -85,7 +87,7 @@ def check_scheduler(scheduler: Any) -> str | None:
             f"got {scheduler!r}"
         )
     try:
-        import distributed  # noqa: F401
+        import distributed  # noqa: F401  # optional: parallel
     except ImportError as exc:
         raise ImportError(_DISTRIBUTED_HINT) from exc
     return scheduler
@@ -98,8 +100,6 @@ class _OneBlasThread:
         self.func = func
 
     def __call__(self, task):
-        from threadpoolctl import threadpool_limits
-
         with threadpool_limits(limits=1, user_api="blas"):
             return self.func(task)
 
@@ -157,10 +157,10 @@ def run_tasks(
     if scheduler is None and (jobs == 1 or len(tasks) <= 1):
         return _collect((func(task) for task in tasks), on_done)
 
-    import joblib
+    import joblib  # lazy: only parallel runs need it (its import takes a while)
 
     if scheduler is not None:
-        import distributed
+        import distributed  # optional: parallel
 
         try:
             client = distributed.Client(scheduler, set_as_default=False)

@@ -169,7 +169,7 @@ def write_outputs(stage, out, exp, quick, info, traces, claims, reference, metho
     has_truth = settings["has_truth"]
     figs = _figures(traces, exp, info, reference, has_truth, quick, inner, first)
     if settings.get("step_sensitivity"):
-        from ..viz import figures as F
+        from ..viz import figures as F  # lazy: plotly, only when figures are written
 
         figs["steps"] = F.step_sensitivity(settings["step_sensitivity"])
     fig_files, notes = _export_all(figs, stage, png)

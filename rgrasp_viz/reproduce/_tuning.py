@@ -34,6 +34,7 @@ from ._experiments import (
     run_method,
     warm_up,
 )
+from ._parallel import run_tasks
 
 __all__ = ["RECORDED_GRID", "TUNED_FACTORS", "TUNE_GRID", "TUNE_SEEDS", "TUNE_SEED_OFFSET",
            "factor_key", "n_tuning_tasks", "tune", "tune_task", "tuned_factor",
@@ -200,8 +201,6 @@ def tune(experiment, quick=False, data_dir=None, inners=("paper",), grid=TUNE_GR
     not, the lowest median best speed gap wins; a factor that diverges on any problem never
     wins.
     """
-    from ._parallel import run_tasks
-
     exp = get_experiment(experiment)
     inners = tuple(normalize_reading(i) for i in inners)
     budget = PASS_BUDGET[exp.name] if budget is None else float(budget)
