@@ -1,26 +1,34 @@
-"""The estimators against abess at the same sparsity, on scikit-learn's bundled data sets.
+"""The estimators against abess, skscope, OMP and l1 selection, all measured in one run.
 
-Per data set and ``s``: the training loss of ``SparseLinearRegression`` /
-``SparseLogisticRegression`` with their defaults, divided by abess's (same ``s``, intercept,
-standardized columns), the same ratio without the support swaps (``swap_rounds=0``: the run's
-best iterate refitted) and for the paper's SVRGSP+ as is (no refit, no swaps: its best
-iterate), the held-out score of ours and abess's (R^2, accuracy) and the fit times (median of
-``--repeats`` fits, each peer measured in the same run).  Losses: ``(1/2n) ||y - Xw - c||^2``
-and the mean logistic loss, computed here the same way for every model.
+Table 1 (fixed ``s``): per data set and ``s``, the training loss of
+``SparseLinearRegression`` / ``SparseLogisticRegression`` (defaults) divided by abess's,
+skscope's (``ScopeSolver``, when installed) and OMP's (least squares only) at the same ``s``
+with intercepts and standardized columns; the support F1 (synthetic designs: against the
+true support; bundled data: ours against abess's support); the held-out score (R^2 or
+log-loss) of each.  Table 2: the fit times of the same fits (median of ``--repeats``; skscope
+once, after an untimed JIT warm-up).  Table 3 (choosing ``s``): ``SparseLinearRegressionCV`` /
+``SparseLogisticRegressionCV`` with ``criterion="cv"`` (5 folds) and ``"ebic"``, abess's own
+selection (its defaults), ``LassoCV`` / l1 ``LogisticRegressionCV`` and
+``OrthogonalMatchingPursuitCV``: held-out score, features kept, selection time.
 
-Only data sets that ship with scikit-learn (no download): diabetes and diabetes with its
-pairwise interactions (least squares); breast cancer, wine (class 0 vs rest), iris
-(versicolor vs rest) and digits (< 5 vs >= 5) (logistic).
+Data: scikit-learn's bundled sets (diabetes and its pairwise interactions; breast cancer, wine
+class 0 vs rest, digits < 5 vs >= 5) and correlated synthetic designs (seeded): Toeplitz
+``Sigma_ij = rho^|i-j|`` with rho = 0.9 and 0.7, equicorrelated 0.5, and 10-column blocks at 0.8;
+coefficients uniform on [-1, 1] at ``k`` random positions, Gaussian noise.  Losses:
+``(1/2n) ||y - Xw - c||^2`` and the mean logistic loss (no ridge term), the same formula for
+every model.
 
-Run: ``python benchmarks/bench_estimators.py [--repeats 3] [--quick]``.
+Run: ``python benchmarks/bench_estimators.py [--repeats 5] [--quick] [--no-skscope]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 import warnings
+from functools import partial
 
 import numpy as np
 
@@ -28,113 +36,282 @@ sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from _util import table  # noqa: E402
 
 
+def correlated(kind, n, d, k, seed, noise=1.0, loss="squares"):
+    """A seeded correlated design ``(X, y, beta)``: ``kind`` in toeplitz0.9, toeplitz0.7,
+    equi0.5, block0.8."""
+    rng = np.random.default_rng(seed)
+    Z = rng.standard_normal((n, d))
+    if kind.startswith("toeplitz"):
+        rho = float(kind[8:])
+        X = np.empty_like(Z)
+        X[:, 0] = Z[:, 0]
+        for j in range(1, d):
+            X[:, j] = rho * X[:, j - 1] + math.sqrt(1 - rho * rho) * Z[:, j]
+    elif kind.startswith("equi"):
+        rho = float(kind[4:])
+        X = math.sqrt(1 - rho) * Z + math.sqrt(rho) * rng.standard_normal((n, 1))
+    else:  # blocks of 10 columns sharing a factor
+        rho = float(kind[5:])
+        F = rng.standard_normal((n, d // 10 + 1))
+        X = math.sqrt(1 - rho) * Z + math.sqrt(rho) * np.repeat(F, 10, axis=1)[:, :d]
+    beta = np.zeros(d)
+    support = rng.choice(d, k, replace=False)
+    beta[support] = rng.uniform(-1, 1, k)
+    a = X @ beta
+    if loss == "squares":
+        y = a + noise * rng.standard_normal(n)
+    else:
+        y = (rng.random(n) < 1 / (1 + np.exp(-2 * a))).astype(int)
+    return X, y, beta
+
+
 def datasets(quick=False):
-    """``(name, loss, X, y, s values)``, X standardized later (on the training part)."""
+    """``(name, loss, X, y, s values, beta or None)``."""
     from sklearn import datasets as D
     from sklearn.preprocessing import PolynomialFeatures
 
+    out = []
     X, y = D.load_diabetes(return_X_y=True)
-    out = [("diabetes", "squares", X, y, (3, 5, 8))]
+    out.append(("diabetes", "squares", X, y, (3, 5, 8), None))
     if not quick:
         Xp = PolynomialFeatures(2, include_bias=False).fit_transform(
             (X - X.mean(0)) / X.std(0))
-        Xp = Xp[:, Xp.std(0) > 1e-9]  # sex^2 is constant
-        out.append(("diabetes x2", "squares", Xp, y, (5, 10, 20)))
+        out.append(("diabetes x2", "squares", Xp[:, Xp.std(0) > 1e-9], y, (5, 10, 20), None))
     X, y = D.load_breast_cancer(return_X_y=True)
-    out.append(("breast cancer", "logistic", X, y, (3, 5, 10)))
+    out.append(("breast cancer", "logistic", X, y, (3, 5, 10), None))
     if not quick:
         X, y = D.load_wine(return_X_y=True)
-        out.append(("wine 0/rest", "logistic", X, (y == 0).astype(int), (2, 4)))
-        X, y = D.load_iris(return_X_y=True)
-        out.append(("iris 1/rest", "logistic", X, (y == 1).astype(int), (1, 2)))
+        out.append(("wine 0/rest", "logistic", X, (y == 0).astype(int), (2, 4), None))
         X, y = D.load_digits(return_X_y=True)
-        out.append(("digits <5", "logistic", X, (y < 5).astype(int), (5, 10, 20)))
+        out.append(("digits <5", "logistic", X, (y < 5).astype(int), (5, 10, 20), None))
+    designs = [("toeplitz0.9", 500, 1000, 20, 1, 1.0), ("toeplitz0.7", 500, 1000, 20, 2, 2.0),
+               ("equi0.5", 400, 500, 10, 3, 1.0), ("block0.8", 400, 500, 15, 4, 1.0)]
+    if quick:
+        designs = designs[:1]
+    for kind, n, d, k, seed, noise in designs:
+        X, y, beta = correlated(kind, n, d, k, seed, noise)
+        out.append((f"{kind} n{n} d{d} k{k}", "squares", X, y, (k,), beta))
+    if not quick:
+        X, y, beta = correlated("toeplitz0.9", 600, 500, 10, 5, loss="logistic")
+        out.append(("toeplitz0.9 logistic d500 k10", "logistic", X, y, (10,), beta))
     return out
 
 
 def train_loss(loss, X, y, coef, intercept):
     """The training loss of a linear model, the same formula for every peer."""
-    a = X @ coef + intercept
+    a = X @ np.ravel(coef) + float(np.ravel(intercept)[0])
     if loss == "squares":
         return 0.5 * float(np.mean((y - a) ** 2))
     t = np.where(y > 0, 1.0, -1.0)
     return float(np.mean(np.logaddexp(0.0, -t * a)))
 
 
-def timed(fn, fn_args, repeats):
-    """Median wall time of ``fn(*fn_args)`` over ``repeats`` calls, and its last result."""
+def held_out(loss, X, y, coef, intercept):
+    """R^2 (least squares) or log-loss (logistic) on held-out data."""
+    a = X @ np.ravel(coef) + float(np.ravel(intercept)[0])
+    if loss == "squares":
+        return 1 - float(np.sum((y - a) ** 2) / np.sum((y - y.mean()) ** 2))
+    t = np.where(y > 0, 1.0, -1.0)
+    return float(np.mean(np.logaddexp(0.0, -t * a)))
+
+
+def f1(a, b):
+    a, b = np.ravel(a) != 0, np.ravel(b) != 0
+    tp = np.sum(a & b)
+    return 2 * tp / max(a.sum() + b.sum(), 1)
+
+
+def fit_on(est, X, y):
+    return est.fit(X, y)
+
+
+def timed(fn, repeats):
+    """Median wall time of ``fn()`` over ``repeats`` calls, and its last result."""
     times, out = [], None
     for _ in range(repeats):
         t0 = time.perf_counter()
-        out = fn(*fn_args)
+        out = fn()
         times.append(time.perf_counter() - t0)
     return float(np.median(times)), out
 
 
+def skscope_fit(loss, X, y, s):
+    """skscope's ScopeSolver on the same loss with an always-selected intercept column;
+    returns a fit function (the objective is a plain function: skscope aborts on a bound
+    method)."""
+    import jax.numpy as jnp
+    from skscope import ScopeSolver
+
+    n, d = X.shape
+    A = jnp.asarray(np.hstack([X, np.ones((n, 1))]))
+    t = jnp.asarray(np.where(y > 0, 1.0, -1.0) if loss == "logistic" else y)
+
+    def objective(p):
+        a = A @ p
+        if loss == "logistic":
+            return jnp.mean(jnp.logaddexp(0.0, -t * a))
+        r = t - a
+        return jnp.sum(r * r) / (2 * n)
+
+    def fit():
+        p = np.asarray(ScopeSolver(d + 1, sparsity=s + 1, preselect=[d]).solve(
+            objective, jit=True))
+        return p[:d], p[d:]
+
+    return fit
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--quick", action="store_true", help="two data sets only")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--quick", action="store_true", help="three data sets only")
+    ap.add_argument("--no-skscope", action="store_true")
     args = ap.parse_args(argv)
 
     import abess
-    from sklearn.metrics import accuracy_score, r2_score
+    from sklearn.linear_model import OrthogonalMatchingPursuit
     from sklearn.model_selection import train_test_split
     from sklearn.preprocessing import StandardScaler
 
     import rgrasp_viz as rv
 
+    have_skscope = False
+    if not args.no_skscope:
+        try:
+            import skscope  # noqa: F401
+
+            have_skscope = True
+        except ImportError:
+            pass
     warnings.simplefilter("ignore")  # abess's and our convergence chatter
-    rows = []
-    for name, loss, X, y, s_values in datasets(args.quick):
+    rows, trows, splits = [], [], []
+    for name, loss, X, y, s_values, beta in datasets(args.quick):
         strat = y if loss == "logistic" else None
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=0,
                                               stratify=strat)
         keep = Xtr.std(0) > 1e-9  # digits' blank pixels: abess refuses constant columns
         Xtr, Xte = Xtr[:, keep], Xte[:, keep]
+        b = None if beta is None else beta[keep]
         sc = StandardScaler().fit(Xtr)
         Xtr, Xte = sc.transform(Xtr), sc.transform(Xte)
-        Ours, Peer, score = ((rv.SparseLinearRegression, abess.LinearRegression, r2_score)
-                             if loss == "squares" else
-                             (rv.SparseLogisticRegression, abess.LogisticRegression,
-                              accuracy_score))
-        Ours(s=1, random_state=0).fit(Xtr, ytr)  # compile / load the kernels untimed
+        splits.append((name, loss, Xtr, Xte, ytr, yte))
+        Ours, Peer = ((rv.SparseLinearRegression, abess.LinearRegression) if loss == "squares"
+                      else (rv.SparseLogisticRegression, abess.LogisticRegression))
+        Ours(s=1, random_state=0).fit(Xtr, ytr)  # load the kernels untimed
         for s in s_values:
-            t_ours, ours = timed(Ours(s=s, random_state=0).fit, (Xtr, ytr), args.repeats)
-            noswap = Ours(s=s, random_state=0, swap_rounds=0).fit(Xtr, ytr)
-            paper = Ours(s=s, method="svrgsp+", random_state=0, refit=False,
-                         swap_rounds=0).fit(Xtr, ytr)
-            t_peer, peer = timed(Peer(support_size=[s]).fit, (Xtr, ytr), args.repeats)
-            peer_coef = np.asarray(peer.coef_, dtype=float).ravel()
-            peer_icpt = float(np.ravel(peer.intercept_)[0])
-            f_peer = train_loss(loss, Xtr, ytr, peer_coef, peer_icpt)
-            a_te = Xte @ peer_coef + peer_icpt
-            pred_peer = a_te if loss == "squares" else (a_te > 0).astype(int)
-            ratio = [train_loss(loss, Xtr, ytr, model.coef_, model.intercept_) / f_peer
-                     for model in (ours, noswap, paper)]
-            rows.append({
-                "data": name, "loss": loss, "n x d": f"{Xtr.shape[0]} x {Xtr.shape[1]}",
-                "s": s, "ours/abess": ratio[0], "no swaps": ratio[1],
-                "SVRGSP+ as is": ratio[2], "swaps": len(ours.swaps_),
-                "score ours": score(yte, ours.predict(Xte)),
-                "score abess": score(yte, pred_peer),
-                "time ours (ms)": 1e3 * t_ours, "time abess (ms)": 1e3 * t_peer,
-                "nnz": f"{np.count_nonzero(ours.coef_)}/{np.count_nonzero(peer_coef)}"})
+            fits = {}
+            t_ours, ours = timed(partial(fit_on, Ours(s=s, random_state=0), Xtr, ytr),
+                                 args.repeats)
+            fits["ours"] = (ours.coef_, ours.intercept_, t_ours)
+            t_peer, peer = timed(partial(fit_on, Peer(support_size=[s]), Xtr, ytr),
+                                 args.repeats)
+            fits["abess"] = (peer.coef_, peer.intercept_, t_peer)
+            if loss == "logistic":  # our training loss without the default ridge term
+                plain = Ours(s=s, random_state=0, l2=0.0).fit(Xtr, ytr)
+                row_plain = train_loss(loss, Xtr, ytr, plain.coef_, plain.intercept_)
+            if loss == "squares":
+                t_omp, omp = timed(partial(fit_on, OrthogonalMatchingPursuit(
+                    n_nonzero_coefs=s), Xtr, ytr), args.repeats)
+                fits["OMP"] = (omp.coef_, np.atleast_1d(omp.intercept_), t_omp)
+            if have_skscope:
+                fit = skscope_fit(loss, Xtr, ytr, s)
+                fit()  # JIT compilation, untimed
+                t_sk, (c, c0) = timed(fit, 1)
+                fits["skscope"] = (c, c0, t_sk)
+            f = {k: train_loss(loss, Xtr, ytr, c, c0) for k, (c, c0, _) in fits.items()}
+            ref = b if b is not None else fits["abess"][0]
+            row = {"data": name, "loss": loss, "n x d": f"{Xtr.shape[0]} x {Xtr.shape[1]}",
+                   "s": s, "swaps": len(ours.swaps_),
+                   "r0": (row_plain if loss == "logistic" else f["ours"]) / f["abess"]}
+            trow = {"data": name, "s": s}
+            for k, (c, c0, t) in fits.items():
+                if k != "ours":
+                    row[f"r {k}"] = f["ours"] / f[k]
+                row[f"F1 {k}"] = f1(c, ref) if (b is not None or k != "abess") else np.nan
+                row[f"h {k}"] = held_out(loss, Xte, yte, c, c0)
+                trow[f"t {k}"] = 1e3 * t
+            trows.append(trow)
+            rows.append(row)
+    peers = ["abess", "OMP"] + (["skscope"] if have_skscope else [])
     cols = [("data", "data set", ""), ("loss", "loss", ""), ("n x d", "n x d (train)", ""),
-            ("s", "s", "d"), ("ours/abess", "train loss ours/abess", ".4f"),
-            ("no swaps", "... swap_rounds=0", ".4f"),
-            ("SVRGSP+ as is", "... SVRGSP+, no refit/swaps", ".4f"),
-            ("swaps", "swaps made", "d"), ("score ours", "held-out ours", ".3f"),
-            ("score abess", "held-out abess", ".3f"), ("time ours (ms)", "fit ours (ms)", ".1f"),
-            ("time abess (ms)", "fit abess (ms)", ".1f"), ("nnz", "nnz ours/abess", "")]
-    print(table(rows, cols, title=f"Estimators' defaults (method={rv.estimators.DEFAULT_METHOD}"
-                                  f") vs abess {abess.__version__}, same s, with intercepts"))
-    print("held-out: R^2 (least squares), accuracy (logistic) on a 30 % split; times: median "
-          f"of {args.repeats} fits, this machine, both peers in this run")
-    worst = {loss: max(r["ours/abess"] for r in rows if r["loss"] == loss)
-             for loss in ("squares", "logistic") if any(r["loss"] == loss for r in rows)}
-    print("worst ratio: " + ", ".join(f"{k} {v:.4f}" for k, v in worst.items()))
+            ("s", "s", "d")]
+    cols += [(f"r {k}", f"loss ours/{k}", ".4f") for k in peers]
+    cols += [("r0", "... ours l2=0 / abess", ".4f")]
+    cols += [(f"F1 {k}", f"F1 {k}", ".2f") for k in ["ours"] + peers]
+    cols += [(f"h {k}", f"held-out {k}", ".3f") for k in ["ours"] + peers]
+    cols += [("swaps", "swaps", "d")]
+    for r in rows:
+        for c in cols:
+            r.setdefault(c[0], np.nan)
+    print(table(rows, cols, title=f"Table 1. Fixed s: ours (method={rv.estimators.DEFAULT_METHOD}"
+                                  f", defaults) vs abess {abess.__version__}, OMP"
+                                  + (", skscope" if have_skscope else "")))
+    print("F1: against the true support (synthetic) or, on bundled data, against abess's "
+          "support (so abess's own column is blank); held-out: R^2 (squares, higher is "
+          "better) or log-loss (logistic, lower is better) on a 30 % split")
+    sq = [r for r in rows if r["loss"] == "squares"]
+    lg = [r for r in rows if r["loss"] == "logistic"]
+    print(f"worst loss ours/abess: squares {max(r['r abess'] for r in sq):.4f}, logistic "
+          f"{max(r['r abess'] for r in lg):.4f} (with l2=0: "
+          f"{max(r['r0'] for r in lg):.4f})")
+    tcols = [("data", "data set", ""), ("s", "s", "d")]
+    tcols += [(f"t {k}", f"fit {k} (ms)", ".1f") for k in ["ours"] + peers]
+    for r in trows:
+        for c in tcols:
+            r.setdefault(c[0], np.nan)
+        r["ratio"] = r["t ours"] / r["t abess"]
+    tcols.append(("ratio", "ours/abess", ".2f"))
+    print(table(trows, tcols, title="Table 2. Fit times (same fits as Table 1)"))
+    bundled = [r["ratio"] for r in trows if not str(r["data"]).startswith(
+        ("toeplitz", "equi", "block"))]
+    print(f"median fit time ours/abess: bundled sets {np.median(bundled):.2f}, all "
+          f"{np.median([r['ratio'] for r in trows]):.2f}; times: median of {args.repeats} "
+          "fits (skscope: 1 fit after its JIT warm-up)")
+    selection(splits, args)
     return rows
+
+
+def selection(splits, args):
+    """Table 3: choosing s."""
+    import abess
+    from sklearn.linear_model import LassoCV, LogisticRegressionCV, OrthogonalMatchingPursuitCV
+
+    import rgrasp_viz as rv
+
+    rows = []
+    wanted = ("diabetes", "breast cancer", "toeplitz0.9", "wine 0/rest")
+    for name, loss, Xtr, Xte, ytr, yte in splits:
+        if not name.startswith(wanted):
+            continue
+        d = Xtr.shape[1]
+        smax = min(d, 30)
+        grid = range(1, smax + 1)
+        if loss == "squares":
+            tools = {
+                "ours cv": rv.SparseLinearRegressionCV(s_values=grid, random_state=0),
+                "ours ebic": rv.SparseLinearRegressionCV(s_values=grid, criterion="ebic",
+                                                         random_state=0),
+                "abess": abess.LinearRegression(),
+                "LassoCV": LassoCV(cv=5),
+                "OMPCV": OrthogonalMatchingPursuitCV(cv=5, max_iter=smax)}
+        else:
+            tools = {
+                "ours cv": rv.SparseLogisticRegressionCV(s_values=grid, random_state=0),
+                "ours ebic": rv.SparseLogisticRegressionCV(s_values=grid, criterion="ebic",
+                                                           random_state=0),
+                "abess": abess.LogisticRegression(),
+                "l1 LogRegCV": LogisticRegressionCV(cv=5, penalty="l1", solver="liblinear")}
+        for tool, fn in tools.items():
+            t, m = timed(partial(fit_on, fn, Xtr, ytr), max(1, args.repeats // 2))
+            rows.append({"data": name, "loss": loss, "tool": tool, "time": 1e3 * t,
+                         "kept": int(np.count_nonzero(m.coef_)),
+                         "held": held_out(loss, Xte, yte, m.coef_,
+                                          np.atleast_1d(m.intercept_))})
+    print(table(rows, [("data", "data set", ""), ("loss", "loss", ""), ("tool", "tool", ""),
+                       ("kept", "features kept", "d"),
+                       ("held", "held-out (R^2 / log-loss)", ".4f"),
+                       ("time", "selection time (ms)", ".1f")],
+                title="Table 3. Choosing s (ours: path over s = 1..min(d, 30) with warm starts)"))
 
 
 if __name__ == "__main__":

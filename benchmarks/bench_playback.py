@@ -1,7 +1,8 @@
-"""Dashboards in a real page on a given number of CPUs: frames per second that ``rv.play``
-and ``rv.compare`` draw while their Play widget runs, and how long ``rv.explore`` takes from
-a slider change to the redrawn convergence figure; in Voila (and Play in JupyterLab with
-``--lab``).
+"""Dashboards in a real page on a given number of CPUs: replay positions per second that
+each figure of ``rv.play`` and ``rv.compare`` draws while their replay plays (the page steps
+frames computed once in the kernel), how long ``rv.explore`` takes from a slider change to the
+redrawn convergence figure, and from picking SVRGHT to its status line done; in Voila (and
+Play in JupyterLab with ``--lab``).
 
 The browser tests check that a replay is alive and correct and that a slider change redraws;
 how fast depends on the machine and its load, so it is measured here.  Binder gives about one
@@ -14,12 +15,14 @@ the classroom problem, ``record_iterates=True``) without the tests' mirror widge
 serializes every figure after every change, work a learner's page does not do), rendered in
 headless Chromium.
 
-* Play: Play is pressed and, for ``--seconds``, every animation frame of the page is sampled;
+* Play: the replay control's play button is pressed and, for ``--seconds``, every animation
+  frame of the page is sampled;
   a frame counts when the plotted data of any figure changed.  The peer, measured in the same
   run and page, is the page's own animation-frame rate (the most frames it could have drawn).
   The figures of a dashboard may draw one replay position in different animation frames, so
   each figure's own rate is shown too (distinct replay positions it showed per second; the
-  slowest is what a learner sees advancing).  Target: ``TARGET_FPS`` frames per second.
+  slowest is what a learner sees advancing).  Target: ``TARGET_FPS`` positions per second
+  for the slowest figure.
 * Slider -> redraw (``rv.explore``): a key press moves one slider (eta, s, m, J; ``--repeats``
   changes each, alternating direction); the page times (``performance.now()``) from the key
   event to the first animation frame at which the convergence figure's plotted data differ,
@@ -27,6 +30,10 @@ headless Chromium.
   times are read from the status line it writes after the redraw (solver time, and solve +
   figure update from the start of the solve); the rest is the debounce
   (``Explorer(debounce=0.1)``), messages and drawing in the page.  Target: ``TARGET_MS``.
+* SVRGHT picked (``rv.explore``): the method dropdown is set to SVRGHT (``--repeats`` times,
+  back to SVRGSP+ in between); the page times the change event to the first animation frame
+  at which the status line reports SVRGHT's run done, and to the redrawn convergence figure.
+  Target: ``TARGET_METHOD_MS``.
 
 Where the time goes: the CPU seconds each kind of child process (Chromium, the kernel, the
 server, Playwright's driver) used while playing and over the slider changes are read from
@@ -52,7 +59,7 @@ from pathlib import Path
 from _util import machine_note, table
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "browser")]
 
 TARGET_FPS = 20.0
 TARGET_MS = 300.0
@@ -182,7 +189,7 @@ def affinity_note(pinned, seen):
 
 def _cells():
     """``name -> code``: the browser tests' dashboard cells, showing the dashboard itself."""
-    import test_browser as tb
+    import test_dashboards_in_browser as tb
 
     out = {}
     for name, code in tb.DASHBOARD_CELLS.items():
@@ -195,7 +202,7 @@ def _cells():
 
 
 def _write_notebooks(folder):
-    import test_browser as tb
+    import test_dashboards_in_browser as tb
 
     folder.mkdir(parents=True, exist_ok=True)
     for name, code in _cells().items():
@@ -203,7 +210,7 @@ def _write_notebooks(folder):
 
 
 def _server(kind, folder, home):
-    import test_browser as tb
+    import test_dashboards_in_browser as tb
 
     port = tb._free_port()
     env = tb._jupyter_env(home)
@@ -321,7 +328,7 @@ def settle(page, root_class, quiet=1.5, timeout=120.0):
 
 
 def open_dashboard(page, server, kind, name, tmp):
-    import test_browser as tb
+    import test_dashboards_in_browser as tb
 
     page.set_viewport_size({"width": 1400, "height": 2400})
     if kind == "voila":
@@ -337,7 +344,7 @@ def open_dashboard(page, server, kind, name, tmp):
 
 def measure_play(page, server, kind, name, seconds, tmp):
     """Frames drawn while ``name`` plays for ``seconds`` in ``kind`` (voila or lab)."""
-    import test_browser as tb
+    import test_dashboards_in_browser as tb
 
     root = open_dashboard(page, server, kind, name, tmp)
     play = root.locator(".rgrasp-replay-play").first
@@ -411,7 +418,7 @@ METHOD_JS = f"""
 
 def measure_method(page, server, repeats, tmp):
     """SVRGHT picked in ``rv.explore`` (Voila) -> status line done and figures redrawn."""
-    import test_browser as tb
+    import test_dashboards_in_browser as tb
 
     cls = tb.DASHBOARD_CLASS["explore"]
     root = open_dashboard(page, server, "voila", "explore", tmp)
@@ -443,7 +450,7 @@ def measure_method(page, server, repeats, tmp):
 
 def measure_sliders(page, server, repeats, tmp, seen):
     """Slider change -> redrawn convergence figure in ``rv.explore`` (Voila), per slider."""
-    import test_browser as tb
+    import test_dashboards_in_browser as tb
 
     cls = tb.DASHBOARD_CLASS["explore"]
     debounce_ms = 1e3 * explore_debounce()
@@ -502,7 +509,7 @@ def main(argv=None):
     if why:
         print(f"bench_playback: skipped ({why})")
         return 0
-    import test_browser as tb
+    import test_dashboards_in_browser as tb
     from conftest import find_chromium
     from playwright.sync_api import sync_playwright
 

@@ -14,8 +14,9 @@ True
 The visualization layer loads on first use (plotly and ipywidgets are never imported by
 ``import rgrasp_viz``): ``rv.explore()``, ``rv.play(result)`` (or ``result.play()``),
 ``rv.compare(problem)`` and ``rv.viz.figures`` (pure figure builders).  The scikit-learn
-estimators ``rv.SparseLinearRegression`` and ``rv.SparseLogisticRegression`` load on first
-use too (scikit-learn is an optional dependency).
+estimators ``rv.SparseLinearRegression``, ``rv.SparseLogisticRegression`` and their ``...CV``
+versions load on first use too (scikit-learn is an optional dependency: the ``estimators``
+extra).
 """
 
 import importlib
@@ -41,7 +42,9 @@ from .solvers import (  # noqa: E402
 
 _LAZY = {"explore": "viz.dashboards", "play": "viz.dashboards", "compare": "viz.dashboards",
          "animate": "viz._animate"}
-_ESTIMATORS = ("SparseLinearRegression", "SparseLogisticRegression")
+_ESTIMATORS = ("SparseLinearRegression", "SparseLogisticRegression",
+               "SparseLinearRegressionCV", "SparseLogisticRegressionCV")
+_ESTIMATORS_HINT = "pip install rgrasp_viz[estimators]"
 
 
 def __getattr__(name):
@@ -51,7 +54,14 @@ def __getattr__(name):
     if name == "viz":
         return importlib.import_module(".viz", __name__)
     if name in _ESTIMATORS:  # scikit-learn is optional: imported on first use
-        return getattr(importlib.import_module("._estimators", __name__), name)
+        try:
+            module = importlib.import_module("._estimators", __name__)
+        except ModuleNotFoundError as exc:
+            if (exc.name or "").split(".")[0] != "sklearn":
+                raise
+            raise ImportError(f"rgrasp_viz.{name} needs scikit-learn, an optional "
+                              f"dependency: {_ESTIMATORS_HINT}") from exc
+        return getattr(module, name)
     if name in _LAZY:
         module = importlib.import_module(f".{_LAZY[name]}", __name__)
         return getattr(module, name)
@@ -62,7 +72,9 @@ __all__ = [
     "Problem",
     "SolveResult",
     "SparseLinearRegression",
+    "SparseLinearRegressionCV",
     "SparseLogisticRegression",
+    "SparseLogisticRegressionCV",
     "Status",
     "SubProblem",
     "Trace",

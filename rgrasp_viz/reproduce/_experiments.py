@@ -22,6 +22,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from .. import datasets
 from .._problems import Problem, make_regression
 from .._progress import note
 from ..exceptions import (
@@ -195,8 +196,6 @@ def standin_problem(dataset, loss, random_state=0):
         ``sign(W v + noise)`` in {-1, +1} for a dense Gaussian ``v`` (noise: 10 % of the
         margins' spread); no ``x_true``.
     """
-    from .. import datasets
-
     spec = datasets.DATASETS[dataset]
     n, d, _ = quick_shape(spec.n_samples, spec.n_features)
     per_row = PAPER_DENSITY[dataset] * spec.n_features
@@ -231,8 +230,6 @@ def _quick_subset(W, y, seed):
 
 def _fetch(dataset, data_dir, download, progress):
     """``datasets.fetch(..., return_X_y=True)``, a damaged file raising DataFileError."""
-    from .. import datasets
-
     try:
         return datasets.fetch(dataset, data_dir=data_dir, download=download,
                               progress=progress, return_X_y=True)
@@ -294,8 +291,6 @@ def build_problem(experiment, quick=False, seed=0, data_dir=None, download=True,
             label = f"setting {exp.setting}: n={prob.n}, d={prob.d}, " \
                     f"s*={np.count_nonzero(prob.x_true)}"
         return prob, ProblemInfo(label=label, s=prob.default_s)
-
-    from .. import datasets
 
     if quick:
         try:

@@ -30,6 +30,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from filelock import FileLock, Timeout
+
 from ..exceptions import OutputError
 
 __all__ = ["OUTPUT_NAMES", "OutputFolder", "check_out"]
@@ -128,14 +130,10 @@ class _Lock:
     """
 
     def __init__(self, path, out):
-        from filelock import FileLock
-
         self.out = out
         self._lock = FileLock(os.fspath(path))
 
     def acquire(self):
-        from filelock import Timeout
-
         try:
             self._lock.acquire(timeout=0)
         except Timeout:

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import joblib
 from threadpoolctl import threadpool_limits
 
 __all__ = ["run_tasks", "check_jobs", "check_scheduler"]
@@ -87,7 +88,7 @@ def check_scheduler(scheduler: Any) -> str | None:
             f"got {scheduler!r}"
         )
     try:
-        import distributed  # noqa: F401  # optional: parallel
+        import distributed  # noqa: F401  # optional: the parallel extra
     except ImportError as exc:
         raise ImportError(_DISTRIBUTED_HINT) from exc
     return scheduler
@@ -157,10 +158,8 @@ def run_tasks(
     if scheduler is None and (jobs == 1 or len(tasks) <= 1):
         return _collect((func(task) for task in tasks), on_done)
 
-    import joblib  # lazy: only parallel runs need it (its import takes a while)
-
     if scheduler is not None:
-        import distributed  # optional: parallel
+        import distributed  # optional: the parallel extra
 
         try:
             client = distributed.Client(scheduler, set_as_default=False)

@@ -26,6 +26,7 @@ import numpy as np
 
 from .._io import atomic_path, write_text
 from ..solvers._registry import READINGS, get_method, run_label
+from ..viz import figures as F
 from ._claims import (
     PASS_RULE,
     format_claims,
@@ -96,8 +97,6 @@ def reading_text(inner):
 
 
 def _figures(traces, exp, info, reference, has_truth, quick, inner, seed=None):
-    from ..viz import figures as F
-
     order = list(traces.values())
     src = f"F* = {reference.fstar:.8g}, from {reference.source}"
     title = (f"{exp.figure} of the paper{' (quick)' if quick else ''} — {info.label}"
@@ -115,16 +114,12 @@ def _figures(traces, exp, info, reference, has_truth, quick, inner, seed=None):
 
 
 def _export(fig, path, **kw):
-    from ..viz import figures as F
-
     with atomic_path(path) as tmp:
         F.export(fig, tmp, **kw)
     return path
 
 
 def _export_all(figs, stage, png):
-    from ..viz import figures as F
-
     files, notes = [], []
     for name, fig in figs.items():
         files.append(_export(fig, stage / f"{name}.html"))
@@ -169,8 +164,6 @@ def write_outputs(stage, out, exp, quick, info, traces, claims, reference, metho
     has_truth = settings["has_truth"]
     figs = _figures(traces, exp, info, reference, has_truth, quick, inner, first)
     if settings.get("step_sensitivity"):
-        from ..viz import figures as F  # lazy: plotly, only when figures are written
-
         figs["steps"] = F.step_sensitivity(settings["step_sensitivity"])
     fig_files, notes = _export_all(figs, stage, png)
     written += fig_files

@@ -5,7 +5,8 @@
   registry).  The numbers behind them: :mod:`rgrasp_viz.analysis`.
 * :func:`rgrasp_viz.viz.figures.export` -- figures to HTML or PNG files.
 * :mod:`rgrasp_viz.viz.dashboards` -- the widgets behind ``rv.explore``, ``rv.play`` and
-  ``rv.compare``: debounced re-solves and ``FigureWidget`` updates.
+  ``rv.compare``: debounced re-solves and a figure widget of our own (an anywidget drawn
+  with plotly.js's public API; replays played by the page).
 * :func:`measured_threshold_cost` -- the cost of one hard thresholding on this machine, a
   cost model to pass as ``cost=`` to the thresholding figures.
 

@@ -13,8 +13,8 @@ import json
 import time
 
 import pytest
-import test_browser as tb
-from test_browser import (
+import test_dashboards_in_browser as tb
+from test_dashboards_in_browser import (
     REDRAW_TIMEOUT,
     RENDER_TIMEOUT,
     Server,

@@ -1,5 +1,6 @@
 """The benchopt benchmark (benchmarks/benchopt) runs offline on a tiny configuration and
-writes a result with a curve for each of our methods and the installed peers."""
+writes a result with a curve for each of our methods, our estimators and the installed peers
+(skscope included: it aborted the whole run when handed a bound method)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "benchmarks" / "benchopt"
-OURS = ("fght", "sght", "svrght", "grasp", "svrgsp", "svrgsp+")
+OURS = ("fght", "sght", "svrght", "grasp", "svrgsp", "svrgsp+", "htp")
 
 
 def test_benchopt_benchmark_runs_on_a_tiny_configuration(tmp_path, unavailable):
@@ -30,14 +31,25 @@ def test_benchopt_benchmark_runs_on_a_tiny_configuration(tmp_path, unavailable):
         [sys.executable, "-m", "benchopt", "run", str(BENCH), "--no-plot", "--no-display",
          "-n", "4", "-r", "1", "--no-cache", "--timeout", "300",
          "-d", "synthetic[setting=1,size=tiny]", "-d", "breast_cancer[loss=logistic]",
+         "-d", "simulated[n_samples=60,n_features=30,s_star=3,rho=0.5,loss=logistic]",
          "--output", str(out)],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1200)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     df = pd.read_parquet(out.with_suffix(".parquet"))
     syn = df[df.dataset_name.str.startswith("synthetic")]
     real = df[df.dataset_name.str.startswith("breast_cancer")]
+    sim = df[df.dataset_name.str.startswith("simulated")]
+    assert len(sim) and set(df.dataset_name.str.split("[").str[0]) == {
+        "synthetic", "breast_cancer", "simulated"}
+    # the reference optimum is one no solver lands below (up to roundoff)
+    assert df.objective_relative_gap.min() >= -1e-9, df.loc[
+        df.objective_relative_gap.idxmin(), ["solver_name", "dataset_name"]].tolist()
+    # the estimators ran as solvers, within the sparsity constraint
+    est = df[df.solver_name.str.startswith("rgrasp_viz-estimator")]
+    assert set(est.p_solver_estimator) == {"fixed-s", "cv"}
+    assert est.dataset_name.nunique() == 3
     for part in (syn, real):
-        methods = set(part.loc[part.solver_name.str.startswith("rgrasp_viz"),
+        methods = set(part.loc[part.solver_name.str.startswith("rgrasp_viz["),
                                "p_solver_method"])
         assert methods == set(OURS)
         assert np.isfinite(part.objective_value).all()
@@ -51,6 +63,7 @@ def test_benchopt_benchmark_runs_on_a_tiny_configuration(tmp_path, unavailable):
     assert real.objective_estimation_error.isna().all()
     assert (syn.objective_support_size <= 6).all()  # s = 1.2 s* = 6 on the tiny setting
     assert (real.objective_support_size <= 5).all()
+    assert (sim.objective_support_size <= 3).all()
     # the installed peers ran; OMP (least squares only) on the synthetic data only
     import importlib.util
 
@@ -59,6 +72,12 @@ def test_benchopt_benchmark_runs_on_a_tiny_configuration(tmp_path, unavailable):
         assert "sklearn-OMP" not in set(real.solver_name)
     if importlib.util.find_spec("abess") is not None:
         assert "abess" in set(syn.solver_name) and "abess" in set(real.solver_name)
+    if importlib.util.find_spec("skscope") is not None:
+        for part in (syn, real, sim):
+            assert {"skscope[algorithm=scope]", "skscope[algorithm=grasp]"} <= set(
+                part.solver_name)
+            assert np.isfinite(part.loc[part.solver_name.str.startswith("skscope"),
+                                        "objective_value"]).all()
     # --no-cache and --output elsewhere: nothing written into the checkout
     assert sorted(p for p in BENCH.rglob("*") if "__pycache__" not in p.parts) == [
         p for p in before if "__pycache__" not in p.parts]

@@ -1,6 +1,9 @@
 """skscope's ``ScopeSolver`` and ``GraspSolver`` on rgrasp_viz's objective written in JAX
 (least squares or logistic), sparsity ``s``, the whole fit timed (one point; the JIT
-compilation happens in an untimed warm-up fit)."""
+compilation happens in an untimed warm-up fit).
+
+skscope is handed a plain function closing over the data: given a bound method (as this file
+did before), skscope 0.1.8 aborts the process (SIGABRT) when it builds its JAX callbacks."""
 
 from benchopt import BaseSolver, safe_import_context
 
@@ -9,6 +12,21 @@ with safe_import_context() as import_ctx:
     import numpy as np
     import scipy.sparse as sp
     from skscope import GraspSolver, ScopeSolver
+
+
+def make_objective(W, y, loss):
+    """``F`` as a plain JAX function of ``x`` (no ``self``: see the module docstring)."""
+    W, y = jnp.asarray(W), jnp.asarray(y)
+    n = W.shape[0]
+
+    if loss == "logistic":
+        def objective(x):
+            return jnp.mean(jnp.logaddexp(0.0, -y * (W @ x)))
+    else:
+        def objective(x):
+            r = y - W @ x
+            return jnp.sum(r * r) / (2 * n)
+    return objective
 
 
 class Solver(BaseSolver):
@@ -23,16 +41,11 @@ class Solver(BaseSolver):
         return False, None
 
     def set_objective(self, problem, W, y, loss, s):
-        self.d, self.s, self.loss = W.shape[1], s, loss
-        self.W, self.y = jnp.asarray(W), jnp.asarray(y)
-        self.run(None)  # JIT compilation, untimed
+        self.d, self.s = W.shape[1], s
+        self.objective = make_objective(W, y, loss)
 
-    def objective(self, x):
-        margins = self.W @ x
-        if self.loss == "logistic":
-            return jnp.mean(jnp.logaddexp(0.0, -self.y * margins))
-        r = self.y - margins
-        return jnp.sum(r * r) / (2 * self.W.shape[0])
+    def warm_up(self):
+        self.run(None)  # JIT compilation, untimed
 
     def run(self, _):
         cls = ScopeSolver if self.algorithm == "scope" else GraspSolver

@@ -10,7 +10,7 @@ from benchopt import BaseSolver
 
 class Solver(BaseSolver):
     name = "rgrasp_viz"
-    parameters = {"method": ["fght", "sght", "svrght", "grasp", "svrgsp", "svrgsp+"]}
+    parameters = {"method": ["fght", "sght", "svrght", "grasp", "svrgsp", "svrgsp+", "htp"]}
     sampling_strategy = "callback"
     requirements = []  # rgrasp_viz: the package this benchmark lives in
 

@@ -30,7 +30,7 @@ class Debouncer:
         ``apply(result)``; called only for a result computed from the latest request.
         Inside a Jupyter kernel (a running asyncio event loop, e.g. JupyterLab or Voila)
         ``apply``, ``on_error`` and ``on_busy`` run on the kernel's own thread, because
-        widget and FigureWidget state is not thread-safe: updates sent from a worker thread
+        widget and figure-widget state is not thread-safe: updates sent from a worker thread
         while the kernel handles messages from the browser can be lost; the quiet period is
         a timer on that loop.  Without an event loop (scripts, tests) they run in worker
         threads; with ``delay == 0`` everything runs in the caller's thread.

@@ -413,8 +413,10 @@ class Explorer(widgets.VBox):
         self.fig_convergence.caption = change["new"]
 
     def _apply(self, out, redraw=True):
-        # the convergence figure and the status line leave in one message (hold_sync)
-        with self.fig_convergence.hold_sync():
+        # the convergence figure and the status line leave in one message, first (the
+        # innermost hold is released first), then the timeline and the raster
+        with (self.fig_raster.hold_sync(), self.fig_timeline.hold_sync(),
+              self.fig_convergence.hold_sync()):
             self._apply_held(out, redraw)
 
     def _apply_held(self, out, redraw):
@@ -424,8 +426,8 @@ class Explorer(widgets.VBox):
         self.problem = prob
         specs = out["specs"] or {}
         if redraw:
-            for key, fw in (("raster", self.fig_raster), ("timeline", self.fig_timeline),
-                            ("convergence", self.fig_convergence)):
+            for key, fw in (("convergence", self.fig_convergence),
+                            ("timeline", self.fig_timeline), ("raster", self.fig_raster)):
                 if key in specs:
                     update_figure(fw, specs[key])
         meta = res.trace.meta

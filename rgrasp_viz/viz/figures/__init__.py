@@ -10,7 +10,7 @@ can find them; ``*_spec`` twins return the same figure as plain dicts.
 
 The number of plotly traces a builder emits depends only on the number of runs passed in,
 never on the method or the data (empty traces are kept), so a dashboard can update a
-``FigureWidget`` in place when a slider changes.
+figure widget in place when a slider changes.
 
 Labels and colours come from the method registry (:mod:`rgrasp_viz.solvers._registry`).
 
@@ -23,6 +23,7 @@ module                 figures
 ``_moments``           :func:`coefficients`, :func:`progress`
 ``_slack``             :func:`slack_descent`
 ``_steps``             :func:`step_sensitivity`
+``_path``              :func:`path_figure` (an estimator's path over ``s``, not a trace)
 ``_base``              template, plain-dict traces and specs
 =====================  ==============================================================
 """
@@ -60,6 +61,7 @@ from ._moments import (
     progress,
     progress_spec,
 )
+from ._path import path_figure, path_figure_spec
 from ._raster import (
     RASTER_CATEGORIES,
     ROW_PX,
@@ -87,6 +89,8 @@ __all__ = [
     "export",
     "find_chromium",
     "gap_floor",
+    "path_figure",
+    "path_figure_spec",
     "progress",
     "progress_spec",
     "raster_cursor",
