@@ -497,12 +497,15 @@ def add_parser(subparsers):
     """Add the ``reproduce`` sub-command to an argparse ``subparsers`` object."""
     rep = subparsers.add_parser(
         "reproduce", help="re-run an experiment of the paper and check its claims",
-        description="Run all six methods with the paper's settings on one experiment of "
-                    "Section 5; write interactive figures (log objective gap and, on "
-                    "synthetic data, estimation error vs effective passes and vs time), "
-                    "PNGs when Chromium is available, the traces (.npz), claims.md and "
-                    "run.json; print the claims table.  The output folder is replaced "
-                    "only once the new run is complete.")
+        description="Tune each step size on the tuning seeds (a sqrt(2) grid of factors, by "
+                    "passes to the speed target), then run all six methods with the paper's "
+                    "settings on one experiment of Section 5 for every evaluation seed; write "
+                    "interactive figures (log objective gap and, on synthetic data, "
+                    "estimation error vs effective passes and vs time, for the first seed; "
+                    "passes vs step factor), PNGs when Chromium is available, the traces "
+                    "(.npz), claims.md and run.json; print the claims table with a verdict "
+                    "per seed and over seeds.  The output folder is replaced only once the "
+                    "new run is complete.")
     rep.add_argument("experiment", choices=list(EXPERIMENTS),
                      help="fig1-setting1/2: synthetic linear regression (Figure 1); "
                           "fig2-rcv1/realsim: logistic regression on real data (Figure 2); "
