@@ -33,7 +33,7 @@ from pathlib import Path
 __all__ = ["OUTPUT_NAMES", "OutputError", "OutputFolder", "OutputWriteError", "check_out"]
 
 OUTPUT_NAMES = frozenset({"passes.html", "time.html", "passes.png", "time.png", "claims.md",
-                          "run.json", "traces"})
+                          "run.json", "traces", "map.html", "map.png"})
 """Entries a run writes in its folder (``traces/`` holds ``*.npz`` only)."""
 
 

@@ -22,6 +22,7 @@ module                 figures
 ``_thresholding``      :func:`threshold_timeline`
 ``_moments``           :func:`coefficients`, :func:`progress`
 ``_slack``             :func:`slack_descent`
+``_condition_map``     :func:`condition_map` (from a ``reproduce condition-map`` record)
 ``_base``              template, plain-dict traces and specs
 =====================  ==============================================================
 """
@@ -44,6 +45,7 @@ from ...analysis import (
 from ...solvers.registry import method_color, method_label
 from ..export import export, find_chromium
 from ._base import TEMPLATE, esc
+from ._condition_map import condition_map, condition_map_spec
 from ._convergence import DIVERGED_CUT, convergence, convergence_spec
 from ._moments import (
     coefficient_range,
@@ -73,6 +75,8 @@ __all__ = [
     "coefficient_range",
     "coefficients",
     "coefficients_spec",
+    "condition_map",
+    "condition_map_spec",
     "convergence",
     "convergence_spec",
     "esc",
