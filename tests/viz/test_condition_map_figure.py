@@ -48,7 +48,7 @@ def test_heat_map_holds_log_passes_and_text_per_rho_and_method(record):
     assert list(heat.y) == [method_label("fght"), method_label("svrgsp+")]
     assert heat.z[0][0] == pytest.approx(math.log10(20)) and heat.z[0][1] is None
     assert heat.z[1][1] == pytest.approx(math.log10(50))
-    assert [list(t) for t in heat.text] == [["20", "never"], ["40", "50"]]
+    assert [list(t) for t in heat.text] == [["★ 20", "never"], ["40", "★ 50"]]
     # one colour scale for every shape: the same passes, the same colour
     tall = _by_role(fig, "passes", "tall")
     assert (heat.zmin, heat.zmax) == (tall.zmin, tall.zmax) == (

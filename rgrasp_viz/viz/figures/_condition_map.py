@@ -16,6 +16,7 @@ __all__ = ["condition_map", "condition_map_spec"]
 _GAP = 0.07
 _HEAT = (0.36, 1.0)
 _RATIO = (0.0, 0.24)
+_TICKS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000)
 
 
 def _rho_label(rho):
@@ -55,6 +56,8 @@ def condition_map_spec(data, level=None, title=None):
     for i, shape in enumerate(shapes):
         a, b = 2 * i + 1, 2 * i + 2
         dom = [i * (width + _GAP), i * (width + _GAP) + width]
+        wins = [w for w in data["winner"] if w["shape"] == shape and w.get("method")]
+        won = {(float(w["rho"]), w["method"]) for w in wins}
         z, text = [], []
         for m in methods:
             zr, tr_ = [], []
@@ -62,7 +65,8 @@ def condition_map_spec(data, level=None, title=None):
                 r = rows.get((rho, shape, m))
                 p = r["levels"][key]["passes"] if r else None
                 zr.append(math.log10(p) if p and p > 0 else None)
-                tr_.append("never" if r and p is None else ("" if not r else f"{p:.0f}"))
+                star = "★ " if (rho, m) in won else ""
+                tr_.append("never" if r and p is None else ("" if not r else f"{star}{p:.0f}"))
             z.append(zr)
             text.append(tr_)
         traces.append(tr(
@@ -70,17 +74,17 @@ def condition_map_spec(data, level=None, title=None):
             xaxis=f"x{a}", yaxis=f"y{a}", zmin=zmin, zmax=zmax, colorscale="Viridis",
             reversescale=True, showscale=i == len(shapes) - 1, hoverongaps=False,
             colorbar={"title": {"text": "passes<br>(log)"}, "len": 0.6, "y": 0.68,
-                      "tickvals": [v for v in (0, 1, 2, 3) if zmin <= v <= zmax + 1e-9],
-                      "ticktext": [f"{10 ** v:g}" for v in (0, 1, 2, 3)
-                                   if zmin <= v <= zmax + 1e-9]},
+                      "tickvals": [math.log10(v) for v in _TICKS
+                                   if zmin - 1e-9 <= math.log10(v) <= zmax + 1e-9],
+                      "ticktext": [f"{v:g}" for v in _TICKS
+                                   if zmin - 1e-9 <= math.log10(v) <= zmax + 1e-9]},
             hovertemplate=f"{esc(shape)}: rho=%{{x}}, %{{y}}: %{{text}} passes<extra></extra>",
             meta={"role": "passes", "shape": shape, "level": key}))
-        wins = [w for w in data["winner"] if w["shape"] == shape and w.get("method")]
         traces.append(tr(
             "scatter", mode="markers", x=[_rho_label(w["rho"]) for w in wins],
             y=[method_label(w["method"]) for w in wins], xaxis=f"x{a}", yaxis=f"y{a}",
-            marker={"symbol": "star", "size": 16, "color": "white",
-                    "line": {"color": "black", "width": 1.5}},
+            marker={"symbol": "square-open", "size": 34, "color": "black",
+                    "line": {"width": 2.5}},
             name="winner", showlegend=i == 0, hoverinfo="skip",
             meta={"role": "winner", "shape": shape}))
         consts = sorted((c for c in data["constants"] if c["shape"] == shape),
@@ -107,6 +111,7 @@ def condition_map_spec(data, level=None, title=None):
                                "autorange": "reversed", "showticklabels": i == 0}
         layout[f"xaxis{b}"] = {"domain": dom, "anchor": f"y{b}", "type": "category",
                                "categoryorder": "array", "categoryarray": xs,
+                               "range": [-0.5, len(xs) - 0.5],
                                "title": {"text": "correlation ρ"}}
         layout[f"yaxis{b}"] = {"domain": list(_RATIO), "anchor": f"x{b}", "type": "log",
                                "title": {"text": "smoothness ratio" if i == 0 else ""}}
@@ -114,8 +119,8 @@ def condition_map_spec(data, level=None, title=None):
         layout[ax] = layout.pop(f"{ax}1")
     layout.update({
         "title": {"text": title or (f"Passes to (F − F*)/(F0 − F*) ≤ {key} (median over the "
-                                    "seeds; ☆ = fewest), and max ||w_i||² / (n L)")},
-        "height": 620, "margin": {"t": 120, "b": 60, "l": 90, "r": 40},
+                                    "seeds; ★ boxed = fewest), and max ||w_i||² / (n L)")},
+        "height": 640, "margin": {"t": 140, "b": 60, "l": 90, "r": 40},
         "legend": {"orientation": "h", "x": 0, "y": -0.12},
         "meta": {"figure": "condition_map", "level": key, "shapes": shapes,
                  "methods": methods, "rhos": rhos},
@@ -136,8 +141,8 @@ def condition_map(data, level=None, title=None):
     data : dict
         The record of ``reproduce condition-map`` (``run.json``; the course's committed copy
         is ``notebooks/data/condition-map.json``): ``map`` rows with ``rho``, ``shape``,
-        ``method`` and per-level ``passes``; ``winner``; ``constants`` with ``ratio``
-        ``= max_i ||w_i||^2 / (n L)``.
+        ``method`` and per-level ``passes``; ``winner`` (boxed, its passes starred);
+        ``constants`` with ``ratio = max_i ||w_i||^2 / (n L)``.
     level : float, optional
         Which level's passes to draw (default: the record's speed target).
     title : str, optional
