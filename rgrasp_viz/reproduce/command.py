@@ -430,8 +430,12 @@ def _main_map(args, prog):
     out = args.out or default_out(MAP_NAME, args.quick)
     print(data["claims"])
     print(f"\nwinners (fewest passes to {data['speed_target']:g} of the initial gap):")
-    for w in data["winner"]:
-        print(f"  {w['shape']:<6} rho={w['rho']:<5g} {w['label'] or 'none reached it'}")
+    other = data["winner_by_level"]
+    for k, w in enumerate(data["winner"]):
+        more = ", ".join(f"to {lv}: {other[lv][k]['label'] or 'none'}" for lv in other
+                         if lv != f"{data['speed_target']:g}")
+        print(f"  {w['shape']:<6} rho={w['rho']:<5g} {w['label'] or 'none reached it':<9} "
+              f"({more})")
     print(f"\nwrote {os.fspath(out)} (run.json, claims.md, map.html) in "
           f"{data['wall_seconds']:.0f} s")
     return 0

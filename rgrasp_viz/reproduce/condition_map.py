@@ -34,7 +34,9 @@ Protocol (all choices are ours, named here):
   every level);
 * a row of the map is the median over the seeds; ``reached`` says whether every seed got
   there.  The winner at (shape, rho) is the method with the fewest median passes to the speed
-  target among those that reached it on every seed.
+  target among those that reached it on every seed (``winner``; ``winner_by_level`` the same
+  at every level of :data:`LEVELS`: a method without variance reduction may stall between
+  two levels, so the winner can change with the level).
 
 Everything is deterministic: the same seeds give bit-identical rows (but ``seconds``), serial
 or parallel (every task builds its problem from its seed).
@@ -388,8 +390,9 @@ def _fmt_rhos(rhos):
     return ", ".join(f"{r:g}" for r in rhos)
 
 
-def claims_paragraph(rows, won, constants):
-    """One paragraph per shape saying where each method wins, with the numbers."""
+def claims_paragraph(rows, won, constants, by_level=None):
+    """One paragraph per shape saying where each method wins, with the numbers (and, given
+    ``by_level``, the winners at the other levels)."""
     key = f"{SPEED_TARGET:g}"
     by = {(r["rho"], r["shape"], r["method"]): r for r in rows}
     paras = []
@@ -419,6 +422,13 @@ def claims_paragraph(rows, won, constants):
                            for r in fg if r)
         cs = sorted((c for c in constants if c["shape"] == shape), key=lambda c: c["rho"])
         ratio_txt = ", ".join(f"{c['ratio']:.2g} at rho = {c['rho']:g}" for c in cs)
+        others = ""
+        for lv, wl in (by_level or {}).items():
+            if lv == key:
+                continue
+            others += (f" The fewest passes to {lv} instead: " + ", ".join(
+                f"{w['label'] or 'none'} at rho = {w['rho']:g}" for w in wl
+                if w["shape"] == shape) + ".")
         paras.append(
             f"At the {shape} shape (n = {c0['n']}, d = {c0['d']}, s = {c0['s']}), to "
             f"(F - F*)/(F0 - F*) <= {key} with tuned steps (median over the seeds): "
@@ -426,7 +436,7 @@ def claims_paragraph(rows, won, constants):
             f"The full-gradient smoothness L grows from {cs[0]['L']:.3g} (rho = "
             f"{cs[0]['rho']:g}) to {cs[-1]['L']:.3g} (rho = {cs[-1]['rho']:g}) while the "
             f"per-sample max ||w_i||^2 stays near {cs[0]['Lmax']:.0f}; their ratio "
-            f"max ||w_i||^2 / (n L) is {ratio_txt}.")
+            f"max ||w_i||^2 / (n L) is {ratio_txt}." + others)
     return "\n\n".join(paras)
 
 
@@ -545,10 +555,11 @@ def run_condition_map(quick=False, out=None, seeds=None, jobs=1, scheduler=None,
                                     "seed; else the lowest median final fraction; a factor "
                                     "diverging on a tuning seed is out",
                             "table": tune_table},
-            "map": rows, "winner": won, "constants": consts,
+            "map": rows, "winner": won, "winner_level": SPEED_TARGET, "constants": consts,
             "curves": _curves(cells, seeds[0]),
         }
-        data["claims"] = claims_paragraph(rows, won, consts)
+        data["winner_by_level"] = {f"{lv:g}": winners(rows, lv) for lv in LEVELS}
+        data["claims"] = claims_paragraph(rows, won, consts, data["winner_by_level"])
         data["wall_seconds"] = time.perf_counter() - t0
         stage = folder.stage
         write_text(stage / "run.json", json.dumps(_json_ready(data), indent=1))

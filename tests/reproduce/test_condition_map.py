@@ -175,6 +175,8 @@ def test_a_small_map_end_to_end(small_map):
         assert set(r["levels"]) == {"0.001", "0.0001", "1e-05"}
         assert r["seeds"] == [0, 1]
     assert [(w["rho"], w["shape"]) for w in saved["winner"]] == [(0.0, "tall"), (0.3, "tall")]
+    assert set(saved["winner_by_level"]) == {"0.001", "0.0001", "1e-05"}
+    assert saved["winner_by_level"]["0.0001"] == saved["winner"]
     assert [c["rho"] for c in saved["constants"]] == [0.0, 0.3]
     assert saved["constants"][1]["L"] > saved["constants"][0]["L"]
     assert saved["tuning_seeds"] == [1000]
