@@ -839,3 +839,73 @@ def test_the_api_reference_lists_the_public_api_only(site):
         public = set(getattr(mod, "__all__", ())) | (
             {"explore", "play", "compare", "animate"} if module == "rgrasp_viz" else set())
         assert name in public, ident
+
+
+# -- the correlation slider (rho) over the committed condition map ------------------------------
+
+RHO_JS = """(gd) => {
+  const s = gd._fullLayout.sliders[0];
+  const ticks = Array.from(gd.querySelectorAll('.slider-container .slider-tick-rect'))
+    .map((t) => { const r = t.getBoundingClientRect(); return r.left + r.width / 2; });
+  const grip = gd.querySelector('.slider-container .slider-grip-rect').getBoundingClientRect();
+  return {active: s.active, n: s.steps.length, ticks: ticks,
+          grip: [grip.left + grip.width / 2, grip.top + grip.height / 2],
+          data: gd.data.map((d) => ({method: (d.meta || {}).method || null,
+                                     x: Array.from(d.x), y: Array.from(d.y)})),
+          title: gd._fullLayout.title.text};
+}"""
+
+
+def test_the_slider_page_carries_the_rho_slider_of_the_committed_map():
+    fig, record = build_site.correlation_figure()
+    page = build_site.slider_page({}, (fig, record))
+    assert 'id="rgrasp-rho-sweep"' in page and 'class="rgrasp-plotly rgrasp-rho-sweep"' in page
+    assert [float(v) for v in fig.layout.meta["sweep"]["values"]] == sorted(record["rhos"])
+    with pytest.raises(build_site.BuildError, match="condition map"):
+        build_site.correlation_figure(ROOT / "no-such-map.json")
+
+
+@pytest.mark.browser
+def test_rho_slider_redraws_the_committed_runs(served, chromium_path):
+    """Drag the rho slider from 0 to its last value: the page draws that rho's recorded
+    curves (read back from ``gd.data``), and the title names that rho's winner."""
+    base, _ = served
+    playwright = pytest.importorskip("playwright.sync_api")
+    from rgrasp_viz.viz.sliders import CORRELATION_FLOOR
+
+    record = json.loads(build_site.CONDITION_MAP.read_text(encoding="utf-8"))
+    rhos = sorted(record["rhos"])
+    with playwright.sync_playwright() as pw:
+        browser = _browser(pw, chromium_path)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            _offline(page, base)
+            _open(page, f"{base}/{build_site.SLIDER_PAGE}.html")
+            gd = page.locator("#rgrasp-rho-sweep")
+            gd.scroll_into_view_if_needed()
+            before = page.evaluate(RHO_JS, gd.element_handle())
+            assert before["active"] == 0 and before["n"] == len(rhos) == len(before["ticks"])
+            page.mouse.move(*before["grip"])
+            page.mouse.down()
+            page.mouse.move(before["ticks"][-1], before["grip"][1], steps=12)
+            page.mouse.up()
+            page.wait_for_function("([gd, k]) => gd._fullLayout.sliders[0].active === k",
+                                   arg=[gd.element_handle(), len(rhos) - 1], timeout=10_000)
+            after = page.evaluate(RHO_JS, gd.element_handle())
+        finally:
+            browser.close()
+    curves = {(c["rho"], c["method"]): c for c in record["curves"] if c["shape"] == "paper"}
+    drawn = [d for d in after["data"] if d["method"]]
+    assert len(drawn) == len(record["methods"])
+    for d in drawn:
+        rec = curves[(rhos[-1], d["method"])]
+        assert d["x"] == pytest.approx(rec["passes"])
+        want = [None if v is None else max(v, CORRELATION_FLOOR) for v in rec["fraction"]]
+        assert d["y"] == pytest.approx(want), d["method"]
+    assert after["data"] != before["data"]
+    (win,) = [w for w in record["winner"] if w["shape"] == "paper" and w["rho"] == rhos[-1]]
+    assert f"ρ = {rhos[-1]:g}" in after["title"]
+    if win["method"]:
+        from rgrasp_viz.solvers.registry import method_label
+
+        assert f"fewest passes: {method_label(win['method'])}" in after["title"]
