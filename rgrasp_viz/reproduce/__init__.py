@@ -3,9 +3,13 @@
 ``python -m rgrasp_viz reproduce EXPERIMENT [--quick] [--out DIR] [--inner {paper,on_T}] ...``
 (also ``rgrasp-viz reproduce ...``) runs all six methods on one experiment of Shang et al.,
 *Efficient Relaxed Gradient Support Pursuit* (IJCAI 2019), writes interactive figures with
-the paper's axes, the traces and a table giving each claim of the paper a verdict: supported,
-contradicted, not shown within the budget (neither side reached the target; the numbers say
-which way they lean) or n/a.  :func:`run` does the same from Python.
+the paper's axes, the traces and a table giving each claim of the paper a verdict per seed
+(``--seeds 0-4`` by default) and one over seeds: supported, contradicted, tie, mixed (fewer
+than 80 % of the seeds agree), not shown within the budget (neither side reached the target;
+the numbers say which way they lean) or n/a.  Speed claims use the speed gap
+``(F - F*)/(F0 - F*) <= 1e-4``; quality claims compare what the runs return (estimation
+error, strong coordinates recovered).  The steps are tuned first on separate seeds.
+:func:`run` does the same from Python.
 
 =================== =========== ============================================ ======== ======
 name                paper       data                                         loss     s
@@ -29,44 +33,60 @@ One job per module:
 * :mod:`~rgrasp_viz.reproduce.claims` — the paper's claims checked on traces (no solving);
 * :mod:`~rgrasp_viz.reproduce.report` — figures, ``claims.md``, ``run.json``, the summary;
 * :mod:`~rgrasp_viz.reproduce.output` — the output folder: complete or absent, one writer;
-* :mod:`~rgrasp_viz.reproduce.command` — :func:`run` and the command-line arguments.
+* :mod:`~rgrasp_viz.reproduce.command` — :func:`run` and the command-line arguments;
+* :mod:`~rgrasp_viz.reproduce._parallel` — :func:`run_tasks`: the runs serially, on local
+  processes (``--jobs``) or on a Dask cluster (``--scheduler``), with the same results.
 """
 
 from __future__ import annotations
 
 from ..solvers.registry import method_label
+from ._parallel import run_tasks
 from .claims import (
+    AGREEMENT,
     BASELINES,
     CLAIMS,
     CONTRADICTED,
     FSTAR_GUARD,
     GAP_LEVELS,
     IDENTICAL_RTOL,
+    MIXED,
     NA,
     NOT_SHOWN,
     OTHER_METHODS,
     OURS,
     PASS_RULE,
+    QUALITY_CLAIMS,
+    SPEED_LEVEL,
+    SPEED_LEVELS,
+    STRONG_SIGMAS,
     SUPPORTED,
     TARGET_CLAIMS,
     TARGET_ERR_FACTOR,
     TARGET_LEVEL,
+    TIE,
+    TIE_TOLERANCE,
+    TIME_CLAIMS,
     TIME_MARGIN,
     VERDICTS,
     VR_METHODS,
     Reference,
+    aggregate_claims,
     evaluate_claims,
     format_claims,
     format_target_table,
+    quality_of,
     reach,
     relative_gap,
     same_iterates,
+    speed_gap,
+    strong_threshold,
     target_table,
     targets_text,
     verdict_counts,
     verdict_summary,
 )
-from .command import check_run_args, run
+from .command import DEFAULT_SEEDS, check_run_args, parse_seeds, run
 from .experiments import (
     EXPERIMENTS,
     METHODS,
@@ -91,6 +111,7 @@ from .experiments import (
 from .output import OutputError, OutputWriteError
 from .report import Report, default_out, print_summary
 from .tuning import (
+    RECORDED_GRID,
     TUNE_GRID,
     TUNE_SEED_OFFSET,
     TUNE_SEEDS,
@@ -98,10 +119,29 @@ from .tuning import (
     factor_key,
     tune,
     tuned_factor,
+    tuning_seeds,
 )
 
 __all__ = [
+    "AGREEMENT",
     "BASELINES",
+    "DEFAULT_SEEDS",
+    "MIXED",
+    "QUALITY_CLAIMS",
+    "RECORDED_GRID",
+    "SPEED_LEVEL",
+    "SPEED_LEVELS",
+    "STRONG_SIGMAS",
+    "TIE",
+    "TIE_TOLERANCE",
+    "TIME_CLAIMS",
+    "aggregate_claims",
+    "parse_seeds",
+    "quality_of",
+    "run_tasks",
+    "speed_gap",
+    "strong_threshold",
+    "tuning_seeds",
     "CLAIMS",
     "EXPERIMENTS",
     "IDENTICAL_RTOL",

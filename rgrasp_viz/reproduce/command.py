@@ -7,6 +7,7 @@ of :func:`add_parser`): a bad value is one clear line on stderr and exit code 2.
 from __future__ import annotations
 
 import argparse
+import inspect
 import math
 import numbers
 import os
@@ -15,14 +16,23 @@ import time
 
 from .._progress import bar as progress_bar
 from ..analysis import best_objective
-from ..solvers.registry import normalize_reading, run_label
+from ..problems import make_regression
+from ..solvers.registry import normalize_reading
+from ._parallel import check_jobs, check_scheduler, run_tasks
 from .claims import (
+    AGREEMENT,
     FSTAR_GUARD,
     GAP_LEVELS,
     PASS_RULE,
+    SPEED_LEVEL,
+    SPEED_LEVELS,
+    STRONG_SIGMAS,
     TARGET_ERR_FACTOR,
-    TARGET_LEVEL,
+    TIE_TOLERANCE,
+    aggregate_claims,
     evaluate_claims,
+    quality_of,
+    strong_threshold,
     target_table,
     verdict_counts,
 )
@@ -43,10 +53,11 @@ from .experiments import (
 )
 from .output import OutputError, OutputFolder, OutputWriteError, check_out
 from .report import Report, default_out, method_row, print_summary, reading_text, write_outputs
-from .tuning import TUNE_SEED_OFFSET, TUNE_SEEDS, factor_key, tune, tuned_factor
+from .tuning import factor_key, tune, tuned_factor, tuning_seeds
 
-__all__ = ["MAX_BUDGET", "add_parser", "budget_arg", "check_run_args", "main", "reading_arg",
-           "run", "seed_arg"]
+__all__ = ["DEFAULT_SEEDS", "MAX_BUDGET", "add_parser", "budget_arg", "check_run_args", "main",
+           "jobs_arg", "parse_seeds", "reading_arg", "run", "seed_arg", "seed_task", "seeds_arg",
+           "targets_spec"]
 
 MAX_BUDGET = 1e5
 """Largest pass budget accepted: the paper's runs use 40-60 passes, and the reference run gets
@@ -76,36 +87,152 @@ def _seed(value):
     return int(value)
 
 
-def check_run_args(experiment, out=None, seed=0, inner="paper", budget=None, data_dir=None,
-                   quick=False):
+DEFAULT_SEEDS = (0, 1, 2, 3, 4)
+"""Evaluation seeds when none are given (full size and ``--quick`` alike)."""
+
+
+def parse_seeds(value):
+    """Evaluation seeds from ``"0-4"``, ``"0,2,5"``, ``"1-3,7"``, an integer or a sequence.
+
+    Parameters
+    ----------
+    value : str, int or sequence of int
+
+    Returns
+    -------
+    list of int
+        The seeds in the order given (a range ascending).
+
+    Raises
+    ------
+    ValueError
+        For an empty list, a negative or non-integer seed, a range whose end is below its
+        start, a repeated seed, or a tuning seed (:func:`~.tuning.tuning_seeds`).
+    """
+    if isinstance(value, str):
+        parts = [p.strip() for p in value.split(",")]
+        if not value.strip() or any(not p for p in parts):
+            raise ValueError(f"seeds must be a range such as 0-4 or a comma list such as "
+                             f"0,2,5, got {value!r}")
+        seeds = []
+        for p in parts:
+            lo, dash, hi = p.partition("-")
+            if not lo.strip().isdigit() or (dash and not hi.strip().isdigit()):
+                raise ValueError(f"seeds must be non-negative integers, ranges such as 0-4 "
+                                 f"or comma lists such as 0,2,5; {p!r} in {value!r} is "
+                                 "none of these")
+            lo_i = int(lo)
+            hi_i = int(hi) if dash else lo_i
+            if hi_i < lo_i:
+                raise ValueError(f"seed range {p!r} ends below its start")
+            seeds.extend(range(lo_i, hi_i + 1))
+    elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        seeds = [_seed(value)]
+    else:
+        try:
+            seeds = [_seed(v) for v in value]
+        except TypeError:
+            raise ValueError(f"seeds must be a range such as '0-4', a comma list or a list "
+                             f"of non-negative integers, got {value!r}") from None
+        if not seeds:
+            raise ValueError("seeds must name at least one seed, got an empty list")
+    dup = sorted({s for s in seeds if seeds.count(s) > 1})
+    if dup:
+        raise ValueError(f"seeds must be distinct; {', '.join(map(str, dup))} repeated in "
+                         f"{value!r}")
+    tuning = set(tuning_seeds())
+    clash = [s for s in seeds if s in tuning]
+    if clash:
+        raise ValueError(f"seeds {', '.join(map(str, clash))} are tuning seeds "
+                         f"({min(tuning)}-{max(tuning)}: the step sizes are tuned there); "
+                         "evaluate on other seeds")
+    return [int(s) for s in seeds]
+
+
+def check_run_args(experiment, out=None, seed=None, inner="paper", budget=None, data_dir=None,
+                   quick=False, seeds=None, jobs=1, scheduler=None):
     """Check :func:`run`'s arguments; return them normalised.
 
     Returns
     -------
     dict
-        ``experiment`` (Experiment), ``out`` (absolute Path), ``seed``, ``inner`` (reading
-        key), ``budget`` (float).
+        ``experiment`` (Experiment), ``out`` (absolute Path), ``seeds`` (list), ``seed``
+        (the first), ``inner`` (reading key), ``budget`` (float), ``jobs``, ``scheduler``.
 
     Raises
     ------
     ValueError
-        For a bad experiment, seed, reading or budget.
+        For a bad experiment, seed(s), reading, budget or jobs, or both ``seed`` and
+        ``seeds``.
+    ImportError
+        For a ``scheduler`` without the ``distributed`` package.
     OutputError
         For an output folder that cannot be used (:func:`~.output.check_out`).
     """
     exp = get_experiment(experiment)
-    seed = _seed(seed)
+    if seed is not None and seeds is not None:
+        raise ValueError("give seed or seeds, not both (seed=N is seeds=[N])")
+    if seeds is None:
+        seeds = DEFAULT_SEEDS if seed is None else [_seed(seed)]
+    seeds = parse_seeds(seeds)
     inner = normalize_reading(inner)
     budget = PASS_BUDGET[exp.name] if budget is None else _budget(budget)
+    check_jobs(jobs)
+    check_scheduler(scheduler)
     if data_dir is not None and os.path.exists(data_dir) and not os.path.isdir(data_dir):
         raise ValueError(f"data_dir {os.fspath(data_dir)} is a file, not a folder")
     out = check_out(default_out(exp.name, quick) if out is None else out)
-    return {"experiment": exp, "out": out, "seed": seed, "inner": inner, "budget": budget}
+    return {"experiment": exp, "out": out, "seeds": seeds, "seed": seeds[0], "inner": inner,
+            "budget": budget, "jobs": jobs, "scheduler": scheduler}
 
 
-def run(experiment, *, quick=False, out=None, data_dir=None, seed=0, inner="paper",
-        tune_steps=False, png=True, download=True, budget=None, progress=True):
-    """Run one experiment, write its outputs and check the paper's claims.
+def _noise_sd():
+    """Noise standard deviation of the synthetic settings (``make_regression``'s default
+    ``noise_var``, the paper's 0.01)."""
+    return math.sqrt(inspect.signature(make_regression).parameters["noise_var"].default)
+
+
+def seed_task(task):
+    """Everything one evaluation seed does (module level, so that it can run in another
+    process): draw the data, run every method, compute ``F*``, judge what the runs return.
+
+    Parameters
+    ----------
+    task : dict
+        ``experiment``, ``quick``, ``seed``, ``data_dir``, ``download``, ``inner``,
+        ``budget``, ``factors`` (method -> (factor, source)), ``progress``.
+
+    Returns
+    -------
+    dict
+        ``seed``, ``info``, ``n``, ``d``, ``has_truth``, ``traces``, ``method_rows``,
+        ``reference``, ``quality`` (per method, :func:`~.claims.quality_of`).
+    """
+    exp = get_experiment(task["experiment"])
+    seed, inner, budget = task["seed"], task["inner"], task["budget"]
+    prob, info = build_problem(exp, task["quick"], seed, task["data_dir"], task["download"],
+                               task["progress"])
+    warm_up(prob, inner)
+    traces, rows = {}, []
+    factors = task["factors"]
+    for m in METHODS:
+        f, source = factors[m]
+        res = run_method(prob, m, info.s, f, seed, budget, inner)
+        traces[m] = res.trace
+        rows.append(method_row(m, inner, f, source, res, status_text(res, budget)))
+    ref = reference(prob, traces, s=info.s, run=True, budget=budget, seed=seed, inner=inner,
+                    factors={m: v[0] for m, v in factors.items()}, progress=False)
+    has_truth = prob.x_true is not None
+    sigma = _noise_sd() if has_truth else None
+    quality = {m: quality_of(t, prob.x_true, sigma, prob.n) for m, t in traces.items()}
+    return {"seed": seed, "info": info, "n": prob.n, "d": prob.d, "has_truth": has_truth,
+            "traces": traces, "method_rows": rows, "reference": ref, "quality": quality}
+
+
+def run(experiment, *, quick=False, out=None, data_dir=None, seed=None, seeds=None,
+        inner="paper", tune_steps=True, png=True, download=True, budget=None, progress=True,
+        jobs=1, scheduler=None):
+    """Run one experiment over seeds, write its outputs and check the paper's claims.
 
     Parameters
     ----------
@@ -119,13 +246,19 @@ def run(experiment, *, quick=False, out=None, data_dir=None, seed=0, inner="pape
         is complete.
     data_dir : path-like, optional
         Real data cache directory (:func:`rgrasp_viz.datasets.get_data_dir`).
-    seed : int
-        Data and index-sequence seed (``>= 0``).
+    seed : int, optional
+        One evaluation seed (the same as ``seeds=[seed]``).
+    seeds : str or sequence of int, optional
+        Evaluation seeds (:func:`parse_seeds`: ``"0-4"``, ``"0,2,5"``, a list); default
+        :data:`DEFAULT_SEEDS`.  Each seed redraws the data and every index sequence; each
+        claim gets a verdict per seed and one over seeds (:func:`~.claims.aggregate_claims`).
     inner : {"paper", "on_T"}
         Reading of Algorithm 2 for SVRGSP(+): ``"paper"`` (the paper's: ``z`` on all ``d``
         coordinates) or ``"on_T"`` (our variant, labelled "(on T)" everywhere).
-    tune_steps : bool
-        Tune the step sizes now (:func:`~.tuning.tune`) instead of using the recorded ones.
+    tune_steps : bool, default True
+        Tune the step sizes now on the tuning seeds (:func:`~.tuning.tune`, the sqrt(2)
+        grid, the speed target); False: the recorded :data:`~.tuning.TUNED_FACTORS` (no
+        ``step_sensitivity``).
     png : bool
         Also write PNGs (needs Chromium; skipped with a note otherwise).
     download : bool
@@ -134,9 +267,12 @@ def run(experiment, *, quick=False, out=None, data_dir=None, seed=0, inner="pape
         Effective passes per method, in ``(0, MAX_BUDGET]`` (default
         :data:`~.experiments.PASS_BUDGET`).
     progress : bool
-        A ``tqdm.auto`` progress bar over the methods (a widget in Jupyter, a bar on stderr
-        in a terminal, nothing when stderr is not a terminal) and the data notes (one line
-        each on stderr); False: neither (:mod:`rgrasp_viz._progress`).
+        A ``tqdm.auto`` progress bar over the steps and the data notes; False: neither.
+    jobs : int, default 1
+        Local worker processes for the runs (:func:`~._parallel.run_tasks`).
+    scheduler : str, optional
+        Address of a Dask ``distributed`` scheduler to run on instead.  The results are
+        the same wherever the runs go (seeds are data); only solver seconds differ.
 
     Returns
     -------
@@ -144,83 +280,127 @@ def run(experiment, *, quick=False, out=None, data_dir=None, seed=0, inner="pape
 
     Raises
     ------
-    ValueError, OutputError
+    ValueError, ImportError, OutputError
         For bad arguments or an unusable ``out``, before any work.
     """
-    args = check_run_args(experiment, out, seed, inner, budget, data_dir, quick)
-    exp, out, seed = args["experiment"], args["out"], args["seed"]
+    args = check_run_args(experiment, out, seed, inner, budget, data_dir, quick, seeds, jobs,
+                          scheduler)
+    exp, out, seeds = args["experiment"], args["out"], args["seeds"]
     inner, budget = args["inner"], args["budget"]
     t_start = time.perf_counter()
-    steps = len(METHODS) + 2 + (1 if tune_steps else 0)  # (tuning,) methods, F*, files
+    steps = 3 + (1 if tune_steps else 0)  # (tuning,) runs, claims, files
     name = f"{exp.name}{' --quick' if quick else ''}"
+    where = {"jobs": jobs, "scheduler": scheduler}
     with OutputFolder(out) as folder, progress_bar(steps, name, progress, "step") as bar:
-        bar.set_postfix_str("building data", refresh=True)
-        prob, info = build_problem(exp, quick, seed, data_dir, download, progress)
-        factors, tune_rows = _factors(exp, quick, seed, data_dir, inner, budget, tune_steps,
-                                      download, progress, bar)
-        warm_up(prob, inner)
-        traces, method_rows = {}, []
-        for m in METHODS:
-            f, source = factors[m]
-            bar.set_postfix_str(run_label(m, inner), refresh=True)
-            res = run_method(prob, m, info.s, f, seed, budget, inner)
-            traces[m] = res.trace
-            method_rows.append(method_row(m, inner, f, source, res, status_text(res, budget)))
+        if tune_steps:
+            bar.set_postfix_str("tuning the step sizes", refresh=True)
+            picked, sensitivity = tune(exp, quick, data_dir, (inner,), budget=budget,
+                                       download=download, progress=False, **where)
+            tseeds = tuning_seeds()
+            src = (f"tuned now on seeds {tseeds[0]}-{tseeds[-1]} (sqrt(2) grid, speed "
+                   "target)")
+            factors = {m: (picked[factor_key(m, inner)], src) for m in METHODS}
             bar.update()
-        bar.set_postfix_str("F* (reference run)", refresh=True)
-        ref = reference(prob, traces, s=info.s, run=True, budget=budget, seed=seed,
-                        inner=inner, factors={m: v[0] for m, v in factors.items()},
-                        progress=False)
+        else:
+            factors = {m: tuned_factor(exp.name, quick, m, inner) for m in METHODS}
+            sensitivity = None
+        bar.set_postfix_str(f"{len(seeds)} seeds x {len(METHODS)} methods", refresh=True)
+        tasks = [{"experiment": exp.name, "quick": quick, "seed": s, "data_dir": data_dir,
+                  "download": download, "inner": inner, "budget": budget,
+                  "factors": factors, "progress": progress and k == 0}
+                 for k, s in enumerate(seeds)]
+        results = run_tasks(seed_task, tasks, **where)
         bar.update()
-        has_truth = prob.x_true is not None
-        claims = evaluate_claims(traces, has_truth, ref)
+        first = results[0]
+        info, has_truth = first["info"], first["has_truth"]
+        per_seed, targets = [], []
+        for r in results:
+            rows = evaluate_claims(r["traces"], r["has_truth"], r["reference"], r["quality"])
+            per_seed.append((r["seed"], rows))
+            targets.append({"seed": r["seed"], "rows": target_table(
+                r["traces"], r["has_truth"], r["reference"], r["quality"])})
+        claims = aggregate_claims(per_seed)
+        bar.update()
+        ref = first["reference"]
+        traces = first["traces"]
         best_run = min(best_objective(t)[0] for t in traces.values())
         settings = {
             "experiment": exp.name, "figure": exp.figure, "quick": quick,
-            "problem": info.label, "stand_in": info.stand_in, "n": prob.n, "d": prob.d,
-            "loss": exp.loss, "s": info.s, "seed": seed, "inner": inner,
+            "problem": info.label, "stand_in": info.stand_in, "n": first["n"],
+            "d": first["d"], "loss": exp.loss, "s": info.s, "seeds": seeds,
+            "seed": seeds[0], "figures_seed": seeds[0], "inner": inner,
             "inner_is": reading_text(inner),
             "budget_passes": budget, "J": "2n", "m": 6, "x0": 0, "tol": RUN_TOL,
-            "targets": {"relative_gap": "(F - F*) / F* (denominator FSTAR_GUARD (F(x0) - F*) "
-                                        "when F* is below it)",
-                        "fstar_guard": FSTAR_GUARD, "relative_gap_levels": list(GAP_LEVELS),
-                        "claims_level": TARGET_LEVEL,
-                        "error": "||x - x*|| / ||x*|| <= target_err_factor x oracle error",
-                        "target_err_factor": TARGET_ERR_FACTOR, "pass_rule": PASS_RULE},
+            "targets": targets_spec(has_truth, _noise_sd() if has_truth else None,
+                                    first["n"]),
             "fstar": ref.fstar, "fstar_source": ref.source,
             "fstar_below_every_run_by": best_run - ref.fstar,
             "reference": ref.to_dict(), "has_truth": has_truth,
-            "methods": method_rows, "tuning": tune_rows,
+            "methods": first["method_rows"],
+            "runs_per_seed": [{"seed": r["seed"], "fstar": r["reference"].fstar,
+                               "fstar_source": r["reference"].source,
+                               "error_reference": r["reference"].err_ref,
+                               "methods": r["method_rows"]} for r in results],
+            "step_sensitivity": sensitivity,
             "claims": claims, "verdict_counts": verdict_counts(claims),
-            "targets_reached": target_table(traces, has_truth, ref),
+            "targets_reached": targets,
+            "parallel": {"jobs": jobs, "scheduler": scheduler,
+                         "note": "the same numbers wherever the runs go, except solver "
+                                 "seconds"},
             "versions": traces[METHODS[0]].meta.get("versions"),
         }
         settings["wall_seconds"] = time.perf_counter() - t_start
         bar.set_postfix_str("writing the files", refresh=True)
+        seed_traces = {r["seed"]: r["traces"] for r in results}
         try:
             files, notes = write_outputs(folder.stage, out, exp, quick, info, traces, claims,
-                                         ref, method_rows, settings, inner, png, progress)
+                                         ref, settings["methods"], settings, inner, png,
+                                         progress, seed_traces=seed_traces)
             folder.commit()
         except OSError as exc:
             raise OutputWriteError(f"could not write the outputs in {out.parent} "
                                    f"({exc.strerror or exc}); {out} was left as it "
                                    "was") from exc
         bar.update()
-    return Report(exp, quick, info, traces, claims, out, files, notes, settings, ref)
+    per_seed_report = [{"seed": r["seed"], "traces": r["traces"], "reference": r["reference"],
+                        "quality": r["quality"], "claims": rows}
+                       for r, (_, rows) in zip(results, per_seed, strict=True)]
+    return Report(exp, quick, info, traces, claims, out, files, notes, settings, ref,
+                  per_seed=per_seed_report)
 
 
-def _factors(exp, quick, seed, data_dir, inner, budget, tune_steps, download, progress, bar):
-    """Step-size factor and its source per method; tuning rows when tuned now."""
-    if not tune_steps:
-        return {m: tuned_factor(exp.name, quick, m, inner) for m in METHODS}, []
-    first = seed + TUNE_SEED_OFFSET
-    bar.set_postfix_str("tuning the step sizes", refresh=True)
-    picked, rows = tune(exp, quick, seed, data_dir, (inner,), budget=budget,
-                        download=download, progress=progress)
-    bar.update()
-    where = f"tuned now on seeds {first}..{first + TUNE_SEEDS - 1}"
-    factors = {m: (picked[factor_key(m, inner)], where) for m in METHODS}
-    return factors, rows
+def targets_spec(has_truth, sigma, n):
+    """``run.json``'s ``targets``: the speed and the quality target, the "which local
+    minimum" column, the tie tolerances and the agreement rule."""
+    speed = {"metric": "(F - F*)/(F0 - F*)", "level": SPEED_LEVEL,
+             "levels_tabulated": list(SPEED_LEVELS),
+             "tie_tolerance": {"passes": TIE_TOLERANCE["passes"],
+                               "time": TIE_TOLERANCE["time"]},
+             "time": "in-process solver seconds (objective evaluation and recording "
+                     "excluded); the spread over seeds is each claim's margin range"}
+    if has_truth:
+        speed["error"] = {"metric": "||x - x*||/||x*||", "level": "target_err_factor x "
+                          "the oracle's error (least squares on the true support)",
+                          "target_err_factor": TARGET_ERR_FACTOR}
+        quality = {"metric": "final estimation error ||x - x*||/||x*||; strong true "
+                             "coordinates held by the final support",
+                   "strong": f"|x*_j| > {STRONG_SIGMAS:g} sigma / sqrt(n)",
+                   "sigma": sigma, "strong_threshold": strong_threshold(n, sigma),
+                   "tie_tolerance": {"error": TIE_TOLERANCE["quality"],
+                                     "recovery": TIE_TOLERANCE["recovery"]}}
+    else:
+        quality = {"metric": "held-out loss of the final iterate",
+                   "tie_tolerance": TIE_TOLERANCE["quality"],
+                   "note": "no held-out split in this protocol yet: quality claims n/a"}
+    return {"speed": speed, "quality": quality,
+            "which_local_minimum": {"metric": "(F - F*)/F*", "levels": list(GAP_LEVELS),
+                                    "fstar_guard": FSTAR_GUARD,
+                                    "note": "not a target: near F* runs differ by the noise "
+                                            "columns they fit"},
+            "agreement": {"fraction": AGREEMENT,
+                          "rule": "a verdict given by at least this fraction of the seeds, "
+                                  "else mixed"},
+            "pass_rule": PASS_RULE}
 
 
 # -- command line -----------------------------------------------------------------------------
@@ -265,8 +445,30 @@ def _reading_text(text):
                          f"or 'on_T' (our variant, z on T), got {text!r}") from None
 
 
+def _seeds_text(text):
+    return parse_seeds(text)
+
+
+def _jobs_text(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    try:
+        return check_jobs(value)
+    except ValueError:
+        raise ValueError(f"must be a positive integer (or -1 for one process per CPU), got "
+                         f"{text!r}") from None
+
+
 seed_arg = _arg(_seed_text)
 """argparse type of a seed (a non-negative integer)."""
+
+seeds_arg = _arg(_seeds_text)
+"""argparse type of evaluation seeds (``0-4``, ``0,2,5``; :func:`parse_seeds`)."""
+
+jobs_arg = _arg(_jobs_text)
+"""argparse type of a number of local worker processes."""
 
 budget_arg = _arg(_budget_text)
 """argparse type of a pass budget (a positive finite number, at most :data:`MAX_BUDGET`)."""
@@ -303,8 +505,20 @@ def add_parser(subparsers):
     rep.add_argument("--data-dir", default=None,
                      help="cache directory of the real data sets (default $RGRASP_VIZ_DATA "
                           "or the user cache directory)")
-    rep.add_argument("--seed", type=seed_arg, default=0,
-                     help="seed of the synthetic data and of every index sequence (>= 0)")
+    rep.add_argument("--seeds", type=seeds_arg, default=None,
+                     help="evaluation seeds: a range such as 0-4 (the default) or a comma "
+                          "list such as 0,2,5; each seed redraws the data and every index "
+                          "sequence, and each claim gets a verdict per seed and one over "
+                          f"seeds (given by >= {100 * AGREEMENT:g} %% of them, else mixed)")
+    rep.add_argument("--seed", type=seed_arg, default=None,
+                     help="one evaluation seed (the same as --seeds N)")
+    rep.add_argument("--jobs", type=jobs_arg, default=1,
+                     help="run on N local worker processes (joblib, loky); -1: one per CPU. "
+                          "The numbers are the same as with --jobs 1 (solver seconds aside)")
+    rep.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                     help="run on an existing Dask cluster, e.g. tcp://10.0.0.5:8786 "
+                          "(joblib's dask backend; needs pip install 'rgrasp_viz[parallel]'); "
+                          "its workers must import rgrasp_viz")
     rep.add_argument("--inner", type=reading_arg, default="paper",
                      metavar="{paper,on_T}",
                      help="reading of Algorithm 2 for SVRGSP(+): 'paper' (default: z on all "
@@ -313,56 +527,34 @@ def add_parser(subparsers):
     rep.add_argument("--budget", type=budget_arg, default=None,
                      help=f"effective passes per method, > 0 and <= {MAX_BUDGET:g} (default: "
                           + ", ".join(f"{k} {v:g}" for k, v in PASS_BUDGET.items()) + ")")
-    rep.add_argument("--tune", action="store_true",
-                     help="tune the step sizes now on two separately seeded problems (grid of "
-                          "multipliers of default_eta) instead of using the recorded factors")
+    rep.add_argument("--no-tune", action="store_true",
+                     help="use the recorded step-size factors instead of tuning them now (by "
+                          "default every run tunes each step on a sqrt(2) grid of multipliers "
+                          "of default_eta, 0.25 to 8, on the tuning seeds 1000-1001, by "
+                          "passes to the speed target)")
     rep.add_argument("--no-png", action="store_true", help="write HTML figures only")
-    rep.add_argument("--jobs", type=_arg(_jobs_text), default=1,
-                     help="worker processes for the independent runs (default 1)")
-    rep.add_argument("--seeds", type=_arg(_seeds_text), default=None,
-                     help="condition-map: comma-separated seeds, e.g. 0,1,2 (the default)")
     rep.add_argument("--no-download", action="store_true",
                      help="never download a real data set (fail with instructions)")
     rep.set_defaults(check=_check_parsed, handler=main)
     return rep
 
 
-def _jobs_text(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise ValueError(f"must be a positive integer, got {text!r}")
-    return value
-
-
-def _seeds_text(text):
-    try:
-        seeds = tuple(int(t) for t in text.split(","))
-    except ValueError:
-        seeds = ()
-    if not seeds or any(s < 0 for s in seeds) or len(set(seeds)) != len(seeds):
-        raise ValueError(f"must be distinct non-negative integers separated by commas, got "
-                         f"{text!r}")
-    return seeds
-
-
 def _check_parsed(args, parser):
     """Checks that need several arguments (the output folder); errors exit with code 2."""
     if args.experiment == MAP_NAME:
         try:
-            check_map_args(args.seeds, args.jobs, args.budget)
+            if args.seed is not None and args.seeds is not None:
+                raise ValueError("give --seed or --seeds, not both")
+            check_map_args(_map_seeds(args), args.jobs, args.budget)
+            check_scheduler(args.scheduler)
             check_out(default_out(MAP_NAME, args.quick) if args.out is None else args.out)
-        except (ValueError, OutputError) as exc:
+        except (ValueError, ImportError, OutputError) as exc:
             parser.error(str(exc))
         return
-    if args.seeds is not None or args.jobs != 1:
-        parser.error("--seeds and --jobs apply to condition-map only")
     try:
         check_run_args(args.experiment, args.out, args.seed, args.inner, args.budget,
-                       args.data_dir, args.quick)
-    except (ValueError, OutputError) as exc:
+                       args.data_dir, args.quick, args.seeds, args.jobs, args.scheduler)
+    except (ValueError, ImportError, OutputError) as exc:
         parser.error(str(exc))
 
 
@@ -387,8 +579,10 @@ def main(args, prog="rgrasp-viz reproduce"):
         return _main_map(args, prog)
     try:
         report = run(args.experiment, quick=args.quick, out=args.out, data_dir=args.data_dir,
-                     seed=args.seed, inner=args.inner, tune_steps=args.tune,
-                     png=not args.no_png, download=not args.no_download, budget=args.budget)
+                     seed=args.seed, seeds=args.seeds, inner=args.inner,
+                     tune_steps=not args.no_tune, png=not args.no_png,
+                     download=not args.no_download, budget=args.budget, jobs=args.jobs,
+                     scheduler=args.scheduler)
     except BaseException as exc:  # noqa: BLE001 - sorted out below, the rest re-raised
         if _interrupted(exc):
             out = args.out or default_out(args.experiment, args.quick)
@@ -412,11 +606,18 @@ def main(args, prog="rgrasp-viz reproduce"):
     return 0
 
 
+def _map_seeds(args):
+    """The condition map's seeds from ``--seeds`` / ``--seed`` (None: its default)."""
+    return args.seeds if args.seeds is not None else (
+        None if args.seed is None else [args.seed])
+
+
 def _main_map(args, prog):
     """``reproduce condition-map``: run it, print the paragraph and where the files are."""
     try:
-        data = run_condition_map(quick=args.quick, out=args.out, seeds=args.seeds,
-                                 jobs=args.jobs, budget=args.budget, png=not args.no_png)
+        data = run_condition_map(quick=args.quick, out=args.out, seeds=_map_seeds(args),
+                                 jobs=args.jobs, scheduler=args.scheduler,
+                                 budget=args.budget, png=not args.no_png)
     except BaseException as exc:  # noqa: BLE001 - sorted out below, the rest re-raised
         if _interrupted(exc):
             out = args.out or default_out(MAP_NAME, args.quick)

@@ -22,7 +22,7 @@ steps of length ``~1/Lmax``.  Per pass, variance reduction moves further when
 Protocol (all choices are ours, named here):
 
 * step sizes: per (shape, rho, method), the multiplier of :func:`rgrasp_viz.default_eta` is
-  tuned on held-out seeds (``seed + TUNE_SEED_OFFSET``), coarse to fine: the powers of two
+  tuned on held-out seeds (the claims' tuning seeds, 1000 and up), coarse to fine: the powers of two
   :data:`COARSE_GRID`, then the two ``sqrt(2)`` neighbours of the coarse pick; the pick reaches
   the speed target on every tuning seed in the fewest passes on the worse seed (else: the
   lowest median final gap); a factor that diverges on any tuning seed is out;
@@ -62,9 +62,10 @@ from ..solvers import default_eta, solve
 from ..solvers.registry import get_method, method_label
 from ..solvers.status import Status
 from ..solvers.steps import restricted_smoothness
-from ._parallel import run_tasks
+from ._parallel import check_jobs, check_scheduler, run_tasks
+from .claims import SPEED_LEVEL, SPEED_LEVELS, speed_gap
 from .experiments import METHODS, warm_up
-from .tuning import TUNE_SEED_OFFSET
+from .tuning import TUNE_GRID, TUNE_SEEDS, tuning_seeds
 
 __all__ = ["BUDGET", "COARSE_GRID", "LEVELS", "NAME", "RHOS", "SHAPES", "SPEED_TARGET",
            "STALL_PASSES", "STALL_RTOL", "VR_FREE", "build_map_problem", "check_map_args",
@@ -84,17 +85,20 @@ SHAPES = {
 """``(n, d, s*)`` per shape and size: ``n/d = 1/2`` and ``s* = d/20`` as the paper's settings,
 and a tall ``n/d = 4``.  ``s = 1.2 s*`` (the paper's rule, ``Problem.default_s``)."""
 
-LEVELS = (1e-3, 1e-4, 1e-5)
-"""Fractions of the initial gap, ``(F - F*) / (F0 - F*)``, at which passes are counted."""
+LEVELS = SPEED_LEVELS
+"""Fractions of the initial gap, ``(F - F*) / (F0 - F*)``, at which passes are counted (the
+speed levels of the claims, :data:`~.claims.SPEED_LEVELS`)."""
 
-SPEED_TARGET = 1e-4
-"""The level that decides the winner."""
+SPEED_TARGET = SPEED_LEVEL
+"""The level that decides the winner (the claims' speed target)."""
 
 BUDGET = 300.0
 """Effective passes per run (quick and full)."""
 
-COARSE_GRID = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
-"""Step multipliers tried first; then the ``sqrt(2)`` neighbours of the pick (:func:`fine_grid`)."""
+COARSE_GRID = TUNE_GRID[::2]
+"""Step multipliers tried first: every other factor of the claims' sqrt(2) grid
+:data:`~.tuning.TUNE_GRID` (the powers of two, 0.25 to 8); then the ``sqrt(2)`` neighbours of
+the pick (:func:`fine_grid`; beyond the grid's edge when the pick is at it)."""
 
 STALL_PASSES = 20.0
 """A run whose best objective gained less than :data:`STALL_RTOL` of ``F0 - F_best`` over this
@@ -121,7 +125,8 @@ def check_map_args(seeds=None, jobs=1, budget=None):
     Raises
     ------
     ValueError
-        For empty or repeated seeds, a negative seed, ``jobs < 1`` or a bad budget.
+        For empty or repeated seeds, a negative seed or a tuning seed, a bad ``jobs``
+        (:func:`~._parallel.check_jobs`) or a bad budget.
     """
     seeds = (0, 1, 2) if seeds is None else seeds
     if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
@@ -132,11 +137,11 @@ def check_map_args(seeds=None, jobs=1, budget=None):
         raise ValueError(f"seeds must be non-negative integers, got {seeds!r}")
     if len(set(seeds)) != len(seeds):
         raise ValueError(f"seeds repeat: {seeds!r}")
-    if max(seeds) >= TUNE_SEED_OFFSET:
-        raise ValueError(f"seeds must be below {TUNE_SEED_OFFSET} (the tuning seeds start "
-                         f"there), got {max(seeds)}")
-    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs < 1:
-        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+    clash = sorted(set(seeds) & set(tuning_seeds(TUNE_SEEDS)))
+    if clash:
+        raise ValueError(f"seeds {clash} are tuning seeds (the steps are tuned on them); "
+                         "evaluate on other seeds")
+    jobs = check_jobs(int(jobs) if isinstance(jobs, np.integer) else jobs)
     budget = BUDGET if budget is None else float(budget)
     if not (math.isfinite(budget) and budget > 0):
         raise ValueError(f"budget must be a positive number of passes, got {budget!r}")
@@ -232,9 +237,8 @@ def _solve_cell(task):
 
 
 def _fraction(rec, fstar, f0):
-    """``(F - F*) / (F0 - F*)`` along a run."""
-    scale = f0 - fstar
-    return (rec["objective"] - fstar) / (scale if scale > 0 else 1.0)
+    """``(F - F*) / (F0 - F*)`` along a run (:func:`~.claims.speed_gap`)."""
+    return speed_gap(rec["objective"], fstar, f0)
 
 
 def _score(rec, fstar, f0):
@@ -285,7 +289,7 @@ def _pick(per_factor):
 
 def _tune(shapes, rhos, quick, seeds, budget, n_tune, jobs, scheduler, tick):
     """Tuned factor per (shape, rho, method), and the tuning table."""
-    tseeds = [min(seeds) + TUNE_SEED_OFFSET + k for k in range(n_tune)]
+    tseeds = tuning_seeds(n_tune)
     stepped = [m for m in METHODS if get_method(m).has_step]
     coarse = [(m, f) for m in stepped for f in COARSE_GRID]
     tasks = [(sh, rho, quick, ts, coarse, budget, False) for sh in shapes for rho in rhos
@@ -484,9 +488,10 @@ def run_condition_map(quick=False, out=None, seeds=None, jobs=1, scheduler=None,
         Output folder (default ``rgrasp-reproduce/condition-map[-quick]``), replaced once the
         run is complete (:class:`~.output.OutputFolder`).
     seeds : sequence of int, optional
-        Measurement seeds (default 0, 1, 2); tuning uses ``min(seeds) + 1000 + k``.
+        Measurement seeds (default 0, 1, 2); tuning uses the tuning seeds 1000, 1001, ...
+        (:func:`~.tuning.tuning_seeds`).
     jobs : int
-        Worker processes (:func:`~._parallel.run_tasks`).
+        Worker processes (:func:`~._parallel.run_tasks`; -1: one per CPU).
     scheduler : str, optional
         A dask scheduler's address instead of local processes.
     budget : float, optional
@@ -509,6 +514,7 @@ def run_condition_map(quick=False, out=None, seeds=None, jobs=1, scheduler=None,
     from .report import default_out
 
     seeds, jobs, budget = check_map_args(seeds, jobs, budget)
+    check_scheduler(scheduler)
     shapes = tuple(SHAPES) if shapes is None else tuple(shapes)
     rhos = RHOS if rhos is None else tuple(float(r) for r in rhos)
     bad = [s for s in shapes if s not in SHAPES]

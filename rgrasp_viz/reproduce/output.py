@@ -32,8 +32,9 @@ from pathlib import Path
 
 __all__ = ["OUTPUT_NAMES", "OutputError", "OutputFolder", "OutputWriteError", "check_out"]
 
-OUTPUT_NAMES = frozenset({"passes.html", "time.html", "passes.png", "time.png", "claims.md",
-                          "run.json", "traces", "map.html", "map.png"})
+OUTPUT_NAMES = frozenset({"passes.html", "time.html", "passes.png", "time.png", "steps.html",
+                          "steps.png", "map.html", "map.png", "claims.md", "run.json",
+                          "traces"})
 """Entries a run writes in its folder (``traces/`` holds ``*.npz`` only)."""
 
 

@@ -2,9 +2,13 @@
 
 Files (in ``--out``, default ``rgrasp-reproduce/EXPERIMENT[-quick]``): ``passes.html`` /
 ``time.html`` (log objective gap, and on synthetic data the estimation error, against
-effective passes / solver seconds; ``.png`` twins when Chromium is found),
-``traces/<method>.npz`` (:meth:`rgrasp_viz.Trace.save`), ``claims.md`` and ``run.json``
-(settings, ``F*`` and its source, step sizes, budgets, versions).  Every file is written
+effective passes / solver seconds, for the first evaluation seed; ``.png`` twins when
+Chromium is found), ``steps.html`` (and ``.png``: passes to the speed target against the
+step-size factor, when the steps were tuned), ``traces/<method>.npz`` (the first seed) and
+``traces/<method>-seed<k>.npz`` (the other seeds; :meth:`rgrasp_viz.Trace.save`),
+``claims.md`` and ``run.json`` (settings, the two kinds of target, ``F*`` and its source per
+seed, step sizes and their sensitivity, budgets, the claims with ``per_seed`` verdicts and
+``agreement``, versions).  Every file is written
 atomically (:mod:`rgrasp_viz._io`) into the run's temporary folder
 (:class:`~rgrasp_viz.reproduce.output.OutputFolder`).
 """
@@ -26,12 +30,10 @@ from .claims import (
     PASS_RULE,
     format_claims,
     format_target_table,
-    target_table,
     targets_text,
     verdict_summary,
 )
 from .experiments import Experiment, ProblemInfo, say
-from .tuning import TUNE_SEED_OFFSET, TUNE_SEEDS
 
 __all__ = ["Report", "default_out", "print_summary", "trace_filename", "write_outputs"]
 
@@ -54,7 +56,10 @@ class Report:
     settings : dict
         Everything written to ``run.json``.
     reference : Reference
-        ``F*`` and the error reference the claims were measured against.
+        ``F*`` and the error reference the first seed's claims were measured against.
+    per_seed : list of dict
+        Per evaluation seed: ``seed``, ``traces``, ``reference``, ``quality`` and ``claims``
+        (that seed's verdicts; ``claims`` above are over seeds).
     """
 
     experiment: Experiment
@@ -67,6 +72,7 @@ class Report:
     notes: list
     settings: dict
     reference: object = None
+    per_seed: list = dataclasses.field(default_factory=list)
 
 
 def default_out(experiment, quick=False):
@@ -74,9 +80,11 @@ def default_out(experiment, quick=False):
     return Path("rgrasp-reproduce") / (experiment + ("-quick" if quick else ""))
 
 
-def trace_filename(method):
-    """``traces/<method>.npz`` name of a method's trace (``+`` spelled ``plus``)."""
-    return f"{method.replace('+', 'plus')}.npz"
+def trace_filename(method, seed=None):
+    """``traces/<method>.npz`` name of a method's trace (``+`` spelled ``plus``), or
+    ``<method>-seed<k>.npz`` for another evaluation seed than the first."""
+    stem = method.replace("+", "plus")
+    return f"{stem}.npz" if seed is None else f"{stem}-seed{seed}.npz"
 
 
 def reading_text(inner):
@@ -87,7 +95,7 @@ def reading_text(inner):
     return f"inner = {inner} ({who})"
 
 
-def _figures(traces, exp, info, reference, has_truth, quick, inner):
+def _figures(traces, exp, info, reference, has_truth, quick, inner, seed=None):
     from ..viz import figures as F
 
     order = list(traces.values())
@@ -96,6 +104,8 @@ def _figures(traces, exp, info, reference, has_truth, quick, inner):
              f"<br><sup>{exp.loss} loss, s={info.s}, x0=0, J=2n, m=6, "
              f"{reading_text(inner)}</sup>")
     figs = {}
+    if seed is not None:
+        title = title.replace("</sup>", f"; seed {seed} (the first evaluation seed)</sup>")
     for axis in ("passes", "time"):
         fig = F.convergence(order, x=axis, y="both" if has_truth else "gap",
                             fstar=(reference.fstar, src))
@@ -134,8 +144,11 @@ def _export_all(figs, stage, png):
 
 
 def write_outputs(stage, out, exp, quick, info, traces, claims, reference, method_rows,
-                  settings, inner, png=True, progress=False):
+                  settings, inner, png=True, progress=False, seed_traces=None):
     """Write every output file of a run into ``stage`` (the run's temporary folder).
+
+    ``seed_traces`` (seed -> traces) adds the other seeds' traces; ``traces`` are the first
+    seed's (drawn in the figures).
 
     Returns
     -------
@@ -145,13 +158,20 @@ def write_outputs(stage, out, exp, quick, info, traces, claims, reference, metho
     """
     (stage / "traces").mkdir(exist_ok=True)
     written = []
-    for m, tr in traces.items():
-        p = stage / "traces" / trace_filename(m)
-        with atomic_path(p) as tmp:
-            tr.save(tmp)
-        written.append(p)
+    first = settings.get("figures_seed")
+    saved = [(None, traces)] + [(k, t) for k, t in (seed_traces or {}).items() if k != first]
+    for seed, runs in saved:
+        for m, tr in runs.items():
+            p = stage / "traces" / trace_filename(m, seed)
+            with atomic_path(p) as tmp:
+                tr.save(tmp)
+            written.append(p)
     has_truth = settings["has_truth"]
-    figs = _figures(traces, exp, info, reference, has_truth, quick, inner)
+    figs = _figures(traces, exp, info, reference, has_truth, quick, inner, first)
+    if settings.get("step_sensitivity"):
+        from ..viz import figures as F
+
+        figs["steps"] = F.step_sensitivity(settings["step_sensitivity"])
     fig_files, notes = _export_all(figs, stage, png)
     written += fig_files
     for n in notes:
@@ -159,7 +179,7 @@ def write_outputs(stage, out, exp, quick, info, traces, claims, reference, metho
     if info.note:
         notes.insert(0, info.note)
     md = claims_markdown(exp, quick, info, claims, traces, method_rows, settings, notes,
-                         reference)
+                         reference, fig_files)
     write_text(stage / "claims.md", md)
     write_text(stage / "run.json", json.dumps(_clean(settings), indent=2, default=_jsonable))
     written += [stage / "claims.md", stage / "run.json"]
@@ -194,41 +214,72 @@ def reference_text(reference):
     return lines
 
 
+def step_table(sensitivity):
+    """``step_sensitivity`` as a Markdown table: passes to the speed target per factor."""
+    grid = sensitivity["grid"]
+    lines = ["| method | " + " | ".join(f"x{f:.3g}" for f in grid) + " | chosen |",
+             "|---|" + "---|" * (len(grid) + 1)]
+    for m in sensitivity["methods"].values():
+        cells = []
+        for f in grid:
+            if f not in m["factors"]:
+                cells.append("-")
+                continue
+            i = m["factors"].index(f)
+            p = m["passes"][i]
+            cell = ("diverged" if m["diverged"][i] else "never") if p is None else f"{p:.3g}"
+            cells.append(f"**{cell}**" if f == m["chosen"] else cell)
+        lines.append(f"| {m['label']} | " + " | ".join(cells) + f" | x{m['chosen']:.3g} |")
+    return "\n".join(lines)
+
+
 def claims_markdown(exp, quick, info, claims, traces, method_rows, settings, notes,
-                    reference):
+                    reference, files=()):
     """The text of ``claims.md``."""
+    names = {os.path.basename(os.fspath(f)) for f in files}
+    seeds = settings.get("seeds", [settings.get("seed")])
     head = [f"# Claims check: {exp.name} ({exp.figure}){' — quick' if quick else ''}", ""]
     if info.stand_in:
         head += [f"> **SYNTHETIC STAND-IN, NOT THE REAL DATA.** {info.note}", ""]
-    head += [f"Problem: {info.label}; {exp.loss} loss; s = {info.s}; seed {settings['seed']}; "
-             f"{reading_text(settings['inner'])}; budget {settings['budget_passes']:g} "
-             "effective passes per method.", "", targets_text(traces, reference), ""]
-    head += [format_claims(claims, markdown=True), "", "Verdicts: " + verdict_summary(claims),
-             "", "Counting work: " + PASS_RULE + " GraSP solves its sub-problem exactly and "
-             "has no step size.", "", "## Targets reached", "",
-             format_target_table(target_table(traces, settings["has_truth"], reference),
-                                 markdown=True), "", "## F*", ""]
-    head += reference_text(reference)
-    head += ["", "## Runs", "",
+    head += [f"Problem: {info.label}; {exp.loss} loss; s = {info.s}; evaluation seeds "
+             f"{', '.join(str(k) for k in seeds)} (each redraws the data and every index "
+             f"sequence); {reading_text(settings['inner'])}; budget "
+             f"{settings['budget_passes']:g} effective passes per method.", "",
+             f"Seed {seeds[0]}: " + targets_text(traces, reference), ""]
+    head += [format_claims(claims, markdown=True), "", "Verdicts over seeds: "
+             + verdict_summary(claims), "", "Counting work: " + PASS_RULE + " GraSP solves its "
+             "sub-problem exactly and has no step size."]
+    sens = settings.get("step_sensitivity")
+    head += ["", "## Step sensitivity", ""]
+    if sens:
+        if "steps.png" in names:
+            head += ["![Passes to the speed target against the step-size factor, one line "
+                     "per method](steps.png)", ""]
+        head += ["Passes to the speed target at each multiplier of default_eta (the worst of "
+                 f"tuning seeds {', '.join(str(k) for k in sens['tuning_seeds'])}; chosen in "
+                 "bold; interactive figure: [steps.html](steps.html)). " + sens["selection"]
+                 + ".", "", step_table(sens)]
+    else:
+        head += ["Not tuned in this run: the recorded factors were used (see the runs' "
+                 "step-size sources below)."]
+    for block in settings.get("targets_reached", []):
+        head += ["", f"## Targets reached, seed {block['seed']}", "",
+                 format_target_table(block["rows"], markdown=True)]
+    head += ["", "## F*", ""]
+    for r in settings.get("runs_per_seed", []):
+        head.append(f"* seed {r['seed']}: F* = {r['fstar']:.12g}, from {r['fstar_source']}")
+    head += ["", f"Seed {seeds[0]} in detail:", ""] + reference_text(reference)
+    head += ["", f"## Runs, seed {seeds[0]}", "",
              "| method | eta (factor) | iterations | passes | seconds | objective | "
              "rel. error | stopped |", "|---|---|---|---|---|---|---|---|"]
     for r in method_rows:
-        step = (f"{r['eta']:.3g} (x{r['factor']:g})" if r["eta"] is not None
+        step = (f"{r['eta']:.3g} (x{r['factor']:.3g})" if r["eta"] is not None
                 else "none (no step size)")
         head.append(f"| {r['label']} | {step} | "
                     f"{r['iterations']} | {r['passes']:.1f} | {r['time']:.3f} | "
                     f"{r['objective']:.6e} | {r['rel_error']:.3e} | {r['status']} |")
     head += ["", "Step-size factors: " + "; ".join(
         f"{r['label']}: {r['factor_source']}" for r in method_rows if r["eta"] is not None)]
-    if settings["tuning"]:
-        head += ["", "## Step-size tuning (this run, seeds "
-                 f"{settings['seed'] + TUNE_SEED_OFFSET} + 0..{TUNE_SEEDS - 1})", "",
-                 "| method | factor | passes to target (worst seed) | best rel. gap (median) "
-                 "| status |",
-                 "|---|---|---|---|---|"]
-        for r in settings["tuning"]:
-            head.append(f"| {r['key']} | x{r['factor']:g} | {r['passes']:.3g} | "
-                        f"{r['best_gap']:.2e} | {r['status']} |")
     if notes:
         head += ["", "Notes:", ""] + [f"* {n}" for n in notes]
     return "\n".join(head) + "\n"
@@ -246,9 +297,12 @@ def print_summary(report, stream=None):
         print("*** SYNTHETIC STAND-IN, NOT THE REAL DATA ***", file=stream)
     print(targets_text(report.traces, report.reference), file=stream)
     print(format_claims(report.claims), file=stream)
-    print("\nVerdicts: " + verdict_summary(report.claims), file=stream)
+    seeds = report.settings.get("seeds", [report.settings.get("seed")])
+    print(f"\nVerdicts over seeds {', '.join(str(k) for k in seeds)}: "
+          + verdict_summary(report.claims), file=stream)
     print(f"Wrote {len(report.files)} files to {os.fspath(report.out)} "
-          "(passes.html, time.html, traces/*.npz, claims.md, run.json).", file=stream)
+          "(passes.html, time.html, steps.html, traces/*.npz, claims.md, run.json).",
+          file=stream)
 
 
 def method_row(method, inner, factor, factor_source, res, budget_text):

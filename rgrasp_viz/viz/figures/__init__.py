@@ -23,6 +23,7 @@ module                 figures
 ``_moments``           :func:`coefficients`, :func:`progress`
 ``_slack``             :func:`slack_descent`
 ``_condition_map``     :func:`condition_map` (from a ``reproduce condition-map`` record)
+``_steps``             :func:`step_sensitivity`
 ``_base``              template, plain-dict traces and specs
 =====================  ==============================================================
 """
@@ -63,6 +64,7 @@ from ._raster import (
     with_cursor,
 )
 from ._slack import slack_descent, slack_descent_spec
+from ._steps import step_sensitivity, step_sensitivity_spec
 from ._thresholding import threshold_timeline, threshold_timeline_spec
 
 __all__ = [
@@ -96,6 +98,8 @@ __all__ = [
     "slack_descent_spec",
     "slack_ratios",
     "snapshot",
+    "step_sensitivity",
+    "step_sensitivity_spec",
     "support_raster",
     "support_raster_spec",
     "threshold_share",
