@@ -909,3 +909,35 @@ def test_rho_slider_redraws_the_committed_runs(served, chromium_path):
         from rgrasp_viz.solvers.registry import method_label
 
         assert f"fewest passes: {method_label(win['method'])}" in after["title"]
+
+
+@pytest.mark.browser
+def test_search_summaries_show_the_page_text_not_the_theme_menus(served, chromium_path):
+    """The theme's <main> holds a toolbar (Binder, .ipynb, .pdf, "System Settings Light Dark")
+    and the page's table of contents before the article: a summary must come from the
+    article, so a word that is also a section title shows its passage, not the menu."""
+    base, _ = served
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as pw:
+        browser = _browser(pw, chromium_path)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            _offline(page, base)
+            page.goto(f"{base}/search.html?q=prerequisites", wait_until="load")
+            page.wait_for_function(
+                "() => document.querySelectorAll('#search-results li p.context').length >= 3",
+                timeout=60_000)
+            contexts = page.eval_on_selector_all("#search-results li p.context",
+                                                 "(ps) => ps.map((p) => p.textContent)")
+            text, menu = page.evaluate("""async (url) => {
+              const html = await (await fetch(url)).text();
+              const doc = new DOMParser().parseFromString(html, 'text/html');
+              return [Search.htmlToText(html),
+                      doc.querySelector('.bd-header-article').textContent];
+            }""", f"{base}/notebooks/04-tuning.html")
+        finally:
+            browser.close()
+    assert "System Settings" in menu  # the menu is there, in <main> ...
+    assert "System Settings" not in text and "Binder" not in text[:200]  # ... but not read
+    assert text.lstrip().startswith("4 · Tuning")
+    assert all("System Settings" not in c and "Light Dark" not in c for c in contexts), contexts
