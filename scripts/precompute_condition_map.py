@@ -9,7 +9,7 @@ new one is complete)::
     .venv/bin/python scripts/precompute_condition_map.py --quick --out /tmp/cm.json
 
 The full size (two shapes, five rho, six methods, three seeds, two tuning seeds) takes about
-half an hour with two jobs on two cores.
+half an hour of two cores (``--tune-seeds 1``: about 20 minutes); on a shared machine, longer.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="classroom shapes (for tests)")
     ap.add_argument("--seeds", default="0,1,2", help="comma-separated seeds (default 0,1,2)")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--tune-seeds", type=int, default=None,
+                    help="tuning seeds (default: 2 at full size, 1 with --quick)")
     ap.add_argument("--out", type=Path, default=ROOT / "notebooks" / "data" /
                     "condition-map.json", help="the record (default "
                                                "notebooks/data/condition-map.json)")
@@ -41,7 +43,7 @@ def main(argv=None):
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="condition-map-") as work:
         data = run_condition_map(quick=args.quick, out=Path(work) / "run", seeds=seeds,
-                                 jobs=args.jobs, png=False)
+                                 jobs=args.jobs, n_tune=args.tune_seeds, png=False)
         record = (Path(work) / "run" / "run.json").read_text(encoding="utf-8")
     write_text(args.out, json.dumps(json.loads(record), separators=(",", ":")))
     print(data["claims"])
