@@ -202,3 +202,34 @@ def test_parallel_gives_the_serial_map(small_map, tmp_path):
 
     assert strip(par["map"]) == strip(serial["map"])
     assert par["winner"] == serial["winner"] and par["constants"] == serial["constants"]
+
+
+def test_the_command_passes_its_arguments_and_prints_the_winners(monkeypatch, capsys, tmp_path):
+    import argparse
+
+    from rgrasp_viz.reproduce import command
+
+    seen = {}
+
+    def fake(**kw):
+        seen.update(kw)
+        w = {"rho": 0.0, "shape": "paper", "method": "fght", "label": "FG-HT"}
+        return {"claims": "FG-HT wins.", "speed_target": 1e-4, "wall_seconds": 1.0,
+                "winner": [w], "winner_by_level": {"0.001": [w], "0.0001": [w],
+                                                   "1e-05": [dict(w, label=None)]}}
+
+    monkeypatch.setattr(command, "run_condition_map", fake)
+    parser = argparse.ArgumentParser()
+    rep = add_parser(parser.add_subparsers(dest="command"))
+    out = tmp_path / "m"
+    args = parser.parse_args(["reproduce", "condition-map", "--quick", "--seeds", "3-5",
+                              "--jobs", "2", "--budget", "50", "--no-png", "--out", str(out)])
+    args.check(args, rep)
+    assert command.main(args) == 0
+    assert seen == {"quick": True, "out": str(out), "seeds": [3, 4, 5], "jobs": 2,
+                    "scheduler": None, "budget": 50.0, "png": False}
+    text = capsys.readouterr().out
+    assert "FG-HT wins." in text and "to 1e-05: none" in text
+    with pytest.raises(SystemExit):
+        parser.parse_args(["reproduce", "condition-map", "--seeds", "1000"])  # a tuning seed
+    assert "tuning seeds" in capsys.readouterr().err
