@@ -63,7 +63,7 @@ from ..solvers.registry import get_method, method_label
 from ..solvers.status import Status
 from ..solvers.steps import restricted_smoothness
 from ._parallel import check_jobs, check_scheduler, run_tasks
-from .claims import SPEED_LEVEL, SPEED_LEVELS, speed_gap
+from .claims import SPEED_LEVEL, SPEED_LEVELS, TIE_TOLERANCE, speed_gap
 from .experiments import METHODS, warm_up
 from .tuning import TUNE_GRID, TUNE_SEEDS, tuning_seeds
 
@@ -369,7 +369,8 @@ def map_rows(cells, factors):
 
 def winners(rows, level=SPEED_TARGET):
     """The winner per (rho, shape): fewest median passes to ``level`` among the methods that
-    reached it on every seed (``method`` None when none did); with the runner-up."""
+    reached it on every seed (``method`` None when none did); with the runner-up, and ``tie``
+    when the runner-up needs at most the claims' passes tie tolerance more (5 %)."""
     key = f"{level:g}"
     cells = {}
     for r in rows:
@@ -385,7 +386,9 @@ def winners(rows, level=SPEED_TARGET):
                     "passes": win and win["levels"][key]["passes"],
                     "variance_reduced": bool(win) and bool(get_method(win["method"]).epoch),
                     "runner_up": nxt and nxt["method"],
-                    "runner_up_passes": nxt and nxt["levels"][key]["passes"]})
+                    "runner_up_passes": nxt and nxt["levels"][key]["passes"],
+                    "tie": bool(nxt) and nxt["levels"][key]["passes"]
+                    <= (1 + TIE_TOLERANCE["passes"]) * win["levels"][key]["passes"]})
     out.sort(key=lambda w: (list(SHAPES).index(w["shape"]), w["rho"]))
     return out
 
@@ -411,6 +414,7 @@ def claims_paragraph(rows, won, constants, by_level=None):
             nums = "; ".join(
                 f"rho = {w['rho']:g}: {w['passes']:.0f} passes"
                 + (f" vs {method_label(w['runner_up'])} {w['runner_up_passes']:.0f}"
+                   + (", a tie within 5 %" if w.get("tie") else "")
                    if w["runner_up"] else "") for w in g if w["method"])
             if label == "no method":
                 parts.append(f"no method reaches it on every seed at rho = "

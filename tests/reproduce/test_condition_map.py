@@ -51,6 +51,12 @@ def test_rows_count_passes_to_each_level_and_take_the_median_over_seeds():
     (win,) = cm.winners(rows)
     assert (win["method"], win["runner_up"], win["variance_reduced"]) == (
         "svrgsp+", "fght", True)
+    assert not win["tie"]
+    # the runner-up within 5 % of the winner's passes: a tie, said so
+    cells = [_cell(0, [_rec("fght", _geometric(0.1)),
+                       _rec("sght", _geometric(0.1), passes=np.arange(40) * 1.04)])]
+    (win,) = cm.winners(cm.map_rows(cells, {}))
+    assert (win["method"], win["runner_up"], win["tie"]) == ("fght", "sght", True)
 
 
 def test_a_method_not_reached_on_every_seed_cannot_win():
