@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rgrasp_viz._io import write_text  # noqa: E402
-from rgrasp_viz.reproduce.condition_map import run_condition_map  # noqa: E402
+from rgrasp_viz.reproduce.condition_map import run_condition_map, summarize  # noqa: E402
 
 
 def main(argv=None):
@@ -35,10 +35,19 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--tune-seeds", type=int, default=None,
                     help="tuning seeds (default: 2 at full size, 1 with --quick)")
+    ap.add_argument("--refresh", action="store_true",
+                    help="solve nothing: recompute the words of the record at --out (winners, "
+                         "paragraph) from its numbers (condition_map.summarize)")
     ap.add_argument("--out", type=Path, default=ROOT / "notebooks" / "data" /
                     "condition-map.json", help="the record (default "
                                                "notebooks/data/condition-map.json)")
     args = ap.parse_args(argv)
+    if args.refresh:
+        record = json.loads(args.out.read_text(encoding="utf-8"))
+        record.update(summarize(record["map"], record["constants"]))
+        write_text(args.out, json.dumps(record, separators=(",", ":")))
+        print(record["claims"])
+        return 0
     seeds = tuple(int(s) for s in args.seeds.split(","))
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="condition-map-") as work:

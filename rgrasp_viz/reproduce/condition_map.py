@@ -70,7 +70,7 @@ from .tuning import TUNE_GRID, TUNE_SEEDS, tuning_seeds
 __all__ = ["BUDGET", "COARSE_GRID", "LEVELS", "NAME", "RHOS", "SHAPES", "SPEED_TARGET",
            "STALL_PASSES", "STALL_RTOL", "VR_FREE", "build_map_problem", "check_map_args",
            "claims_paragraph", "fine_grid", "map_rows", "run_condition_map", "smoothness",
-           "winners"]
+           "summarize", "winners"]
 
 NAME = "condition-map"
 """Command-line name of the experiment."""
@@ -441,11 +441,23 @@ def claims_paragraph(rows, won, constants, by_level=None):
             f"At the {shape} shape (n = {c0['n']}, d = {c0['d']}, s = {c0['s']}), to "
             f"(F - F*)/(F0 - F*) <= {key} with tuned steps (median over the seeds): "
             + "; ".join(parts) + f". FG-HT's passes by rho: {fg_txt}. "
-            f"The full-gradient smoothness L grows from {cs[0]['L']:.3g} (rho = "
-            f"{cs[0]['rho']:g}) to {cs[-1]['L']:.3g} (rho = {cs[-1]['rho']:g}) while the "
-            f"per-sample max ||w_i||^2 stays near {cs[0]['Lmax']:.0f}; their ratio "
-            f"max ||w_i||^2 / (n L) is {ratio_txt}." + others)
+            f"From rho = {cs[0]['rho']:g} to {cs[-1]['rho']:g} the full-gradient smoothness L "
+            f"grows from {cs[0]['L']:.3g} to {cs[-1]['L']:.3g} (x{cs[-1]['L'] / cs[0]['L']:.3g}), "
+            f"while the per-sample ||w_i||^2 stays at {cs[0]['Lmean']:.0f} to "
+            f"{cs[-1]['Lmean']:.0f} on average (d = {c0['d']}) and its maximum grows from "
+            f"{cs[0]['Lmax']:.0f} to {cs[-1]['Lmax']:.0f} (x{cs[-1]['Lmax'] / cs[0]['Lmax']:.3g}); "
+            f"the ratio max ||w_i||^2 / (n L) is {ratio_txt}." + others)
     return "\n\n".join(paras)
+
+
+def summarize(rows, constants):
+    """What the map's rows say: ``winner`` (at :data:`SPEED_TARGET`), ``winner_level``,
+    ``winner_by_level`` and the ``claims`` paragraph (also to refresh a saved record's words
+    from its numbers: ``record.update(summarize(record["map"], record["constants"]))``)."""
+    by_level = {f"{lv:g}": winners(rows, lv) for lv in LEVELS}
+    won = by_level[f"{SPEED_TARGET:g}"]
+    return {"winner": won, "winner_level": SPEED_TARGET, "winner_by_level": by_level,
+            "claims": claims_paragraph(rows, won, constants, by_level)}
 
 
 def _constants(cells):
@@ -541,7 +553,6 @@ def run_condition_map(quick=False, out=None, seeds=None, jobs=1, scheduler=None,
         cells = run_tasks(_solve_cell, tasks, jobs=jobs, scheduler=scheduler)
         tick("ran the map")
         rows = map_rows(cells, factors)
-        won = winners(rows)
         consts = _constants(cells)
         data = {
             "experiment": NAME, "quick": quick, "seeds": list(seeds), "tuning_seeds": tseeds,
@@ -565,11 +576,9 @@ def run_condition_map(quick=False, out=None, seeds=None, jobs=1, scheduler=None,
                                     "seed; else the lowest median final fraction; a factor "
                                     "diverging on a tuning seed is out",
                             "table": tune_table},
-            "map": rows, "winner": won, "winner_level": SPEED_TARGET, "constants": consts,
-            "curves": _curves(cells, seeds[0]),
+            "map": rows, "constants": consts, "curves": _curves(cells, seeds[0]),
         }
-        data["winner_by_level"] = {f"{lv:g}": winners(rows, lv) for lv in LEVELS}
-        data["claims"] = claims_paragraph(rows, won, consts, data["winner_by_level"])
+        data.update(summarize(rows, consts))
         data["wall_seconds"] = time.perf_counter() - t0
         stage = folder.stage
         write_text(stage / "run.json", json.dumps(_json_ready(data), indent=1))

@@ -94,6 +94,7 @@ def test_the_paragraph_names_the_winner_of_each_rho_with_numbers():
            "SVRGSP+ 13)" in text
     assert "SVRGSP+ (variance-reduced) wins at rho = 0.1" in text
     assert "1.5 at rho = 0, 0.2 at rho = 0.1" in text
+    assert "grows from 2 to 2 (x1)" in text and "stays at 19 to 19 on average (d = 20)" in text
 
 
 def test_smoothness_constants_against_numpy():
