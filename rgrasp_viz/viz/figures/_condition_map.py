@@ -17,6 +17,7 @@ _GAP = 0.07
 _HEAT = (0.36, 1.0)
 _RATIO = (0.0, 0.24)
 _TICKS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000)
+_RATIO_TICKS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5)
 
 
 def _rho_label(rho):
@@ -113,7 +114,11 @@ def condition_map_spec(data, level=None, title=None):
                                "categoryorder": "array", "categoryarray": xs,
                                "range": [-0.5, len(xs) - 0.5],
                                "title": {"text": "correlation ρ"}}
+        ticks = [v for v in _RATIO_TICKS
+                 if min([c["ratio"] for c in consts] + [1.0]) / 1.5 <= v
+                 <= max([c["ratio"] for c in consts] + [1.0]) * 1.5]
         layout[f"yaxis{b}"] = {"domain": list(_RATIO), "anchor": f"x{b}", "type": "log",
+                               "tickvals": ticks, "ticktext": [f"{v:g}" for v in ticks],
                                "title": {"text": "smoothness ratio" if i == 0 else ""}}
     for ax in ("xaxis", "yaxis"):  # the template names the first axes without a number
         layout[ax] = layout.pop(f"{ax}1")
