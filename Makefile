@@ -13,7 +13,7 @@ PY := $(VENV)/bin/python
 # runs it.
 ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: lab app notebooks demo test install install-lab install-test chromium lint bench clean
+.PHONY: lab app notebooks demo test install install-lab install-test install-bench chromium lint bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -29,7 +29,7 @@ install-lab: $(PY)
 install-test: $(PY)
 	$(PY) -m pip install -e ".[test]"
 
-# The browser tests (tests/test_browser.py) drive the system Chromium with Playwright. When
+# The browser tests (tests/browser/) drive the system Chromium with Playwright. When
 # /usr/bin/chromium is missing, install it with apt-get if we can (root); otherwise those tests
 # are skipped with the reason shown (and fail when CI is set). Never `playwright install`.
 chromium:
@@ -60,8 +60,11 @@ test: install-test chromium npm
 	$(PY) -m ruff check rgrasp_viz tests benchmarks scripts
 	$(PY) -m pytest
 
-bench: $(PY)
+# the benchmarks' peers (scikit-learn, abess, skscope) and benchopt: the bench extra
+install-bench: $(PY)
 	$(PY) -m pip install -e ".[bench]"
+
+bench: install-bench
 	for f in benchmarks/bench_*.py; do $(PY) $$f || exit 1; done
 
 # The course as a static website in build/site (scripts/build_site.py): Sphinx + MyST-NB from

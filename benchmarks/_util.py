@@ -73,7 +73,7 @@ def machine_note():
 
 def method_runs():
     """``(method, inner)`` of every registered method; both readings where it has them."""
-    from rgrasp_viz.solvers import registry as R
+    from rgrasp_viz.solvers import _registry as R
 
     return [(name, inner) for name in R.method_names()
             for inner in (R.get_method(name).readings or (None,))]

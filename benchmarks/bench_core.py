@@ -31,9 +31,9 @@ import numpy as np
 from _util import CLOCK, machine_note, median_time, table, use_cpu_clock
 
 import rgrasp_viz as rv
-from rgrasp_viz.solvers.methods import SVRGHT
+from rgrasp_viz.solvers._methods import SVRGHT
 
-warnings.simplefilter("ignore", rv.ConvergenceWarning)
+warnings.simplefilter("ignore", rv.exceptions.ConvergenceWarning)
 
 METHODS = ("fght", "grasp", "sght", "svrght", "svrgsp", "svrgsp+")
 BUDGET = {"fght": 120, "grasp": 12, "sght": 60, "svrght": 40, "svrgsp": 30, "svrgsp+": 30}

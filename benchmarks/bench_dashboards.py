@@ -48,9 +48,9 @@ import numpy as np
 from _util import machine_note, median_time, table
 
 import rgrasp_viz as rv
-from rgrasp_viz.viz.dashboards import explorer as E
+from rgrasp_viz.viz.dashboards import _explorer as E
 
-warnings.simplefilter("ignore", rv.ConvergenceWarning)
+warnings.simplefilter("ignore", rv.exceptions.ConvergenceWarning)
 
 TARGET_MS = 150.0
 

@@ -39,9 +39,9 @@ import numpy as np
 from _util import machine_note, method_runs, table
 
 import rgrasp_viz as rv
-from rgrasp_viz.solvers import registry as R
+from rgrasp_viz.solvers import _registry as R
 
-warnings.simplefilter("ignore", rv.ConvergenceWarning)
+warnings.simplefilter("ignore", rv.exceptions.ConvergenceWarning)
 TARGET = 1e-2
 
 

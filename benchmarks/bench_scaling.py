@@ -36,10 +36,10 @@ from _util import machine_note, method_runs, table
 import rgrasp_viz as rv
 from rgrasp_viz import _kernels as K
 from rgrasp_viz._io import atomic_path
-from rgrasp_viz.solvers import registry as R
+from rgrasp_viz.solvers import _registry as R
 from rgrasp_viz.solvers._common import csr_arrays
 
-warnings.simplefilter("ignore", rv.ConvergenceWarning)
+warnings.simplefilter("ignore", rv.exceptions.ConvergenceWarning)
 
 S_STAR = 20
 ROW_NNZ = 50

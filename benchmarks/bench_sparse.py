@@ -33,11 +33,10 @@ from _util import CLOCK, machine_note, median_time, table, use_cpu_clock
 
 import rgrasp_viz as rv
 from rgrasp_viz import losses
+from rgrasp_viz.solvers import check_params, get_method, warm_up
 from rgrasp_viz.solvers._common import Workspace
-from rgrasp_viz.solvers._driver import _params, _warmup
-from rgrasp_viz.solvers.methods import METHODS
 
-warnings.simplefilter("ignore", rv.ConvergenceWarning)
+warnings.simplefilter("ignore", rv.exceptions.ConvergenceWarning)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_OUT = os.path.join(HERE, "out", "bench_sparse.html")
@@ -109,7 +108,7 @@ def scipy_gradient(prob, x):
 def bench_passes(prob, s, repeats):
     for _, method, inner, _ in PASS_CASES:  # compile / load kernels outside the timing
         if method in ("sght", "svrght", "svrgsp", "svrgsp+"):
-            _warmup(method, True, inner)
+            warm_up(method, True, inner)
     x_ref = rv.solve(prob, method="fght", s=s, max_iter=3, warn=False).x
     per_pass = {c[0]: [] for c in PASS_CASES}
     ratios = {c[0]: [] for c in PASS_CASES}
@@ -152,8 +151,9 @@ SCALE_CASES = [("svrght", "svrght", "restricted"),
 def _impl(prob, method, inner, s, J):
     eta = rv.default_eta(prob, method, s, inner)
     rec = max(1, J // 20)
-    params = _params(prob, method, s, eta, J, min(6, J), inner, 1, rec, True, False)
-    return METHODS[method](prob, params, Workspace(prob.d, J, rec))
+    params = check_params(prob, method, s=s, eta=eta, J=J, m=min(6, J), inner=inner,
+                          max_iter=1, record_every=rec)
+    return get_method(method).factory(prob, params, Workspace(prob.d, J, rec))
 
 
 def _outer_time(prob, method, inner, s, x, J, repeats):
@@ -165,7 +165,7 @@ def _outer_time(prob, method, inner, s, x, J, repeats):
 
 def bench_scaling(dims, n, row_nnz, s, repeats):
     for _, method, inner in SCALE_CASES:
-        _warmup(method, True, inner)
+        warm_up(method, True, inner)
     rows = []
     for d in dims:
         prob = fixed_row_nnz(n, d, row_nnz, random_state=1)

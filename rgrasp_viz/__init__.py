@@ -18,26 +18,29 @@ estimators ``rv.SparseLinearRegression`` and ``rv.SparseLogisticRegression`` loa
 use too (scikit-learn is an optional dependency).
 """
 
-__version__ = "0.1.0"
+import importlib
 
-from . import datasets  # noqa: E402
-from ._kernels import hard_threshold, top_k  # noqa: E402
-from .problems import Problem, as_problem, make_classification, make_regression  # noqa: E402
-from .result import ConvergenceWarning, DataWarning, SolveResult  # noqa: E402
+from . import datasets, exceptions  # noqa: E402
+from ._kernels import top_k  # noqa: E402
+from ._problems import Problem, as_problem, make_classification, make_regression  # noqa: E402
+from ._result import SolveResult  # noqa: E402
+from ._trace import Trace  # noqa: E402
+from ._version import __version__  # noqa: E402, F401
 from .solvers import (  # noqa: E402
     Status,
     SubProblem,
+    cuts_per_epoch,
     default_eta,
     get_method,
+    hard_threshold,
     method_names,
     register_method,
     solve,
     unregister_method,
 )
-from .trace import Trace  # noqa: E402
 
-_LAZY = {"explore": "dashboards", "play": "dashboards", "compare": "dashboards",
-         "animate": "animate"}
+_LAZY = {"explore": "viz.dashboards", "play": "viz.dashboards", "compare": "viz.dashboards",
+         "animate": "viz._animate"}
 _ESTIMATORS = ("SparseLinearRegression", "SparseLogisticRegression")
 
 
@@ -45,21 +48,17 @@ def __getattr__(name):
     """Lazy access to the visualization layer: ``rv.explore``, ``rv.play``, ``rv.compare``
     and ``rv.viz`` import plotly/ipywidgets on first use, never at ``import rgrasp_viz``;
     ``rv.SparseLinearRegression`` and ``rv.SparseLogisticRegression`` import scikit-learn."""
-    import importlib
-
     if name == "viz":
         return importlib.import_module(".viz", __name__)
     if name in _ESTIMATORS:  # scikit-learn is optional: imported on first use
-        return getattr(importlib.import_module(".estimators", __name__), name)
+        return getattr(importlib.import_module("._estimators", __name__), name)
     if name in _LAZY:
-        module = importlib.import_module(f".viz.{_LAZY[name]}", __name__)
+        module = importlib.import_module(f".{_LAZY[name]}", __name__)
         return getattr(module, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
-    "ConvergenceWarning",
-    "DataWarning",
     "Problem",
     "SolveResult",
     "SparseLinearRegression",
@@ -69,7 +68,9 @@ __all__ = [
     "Trace",
     "__version__",
     "as_problem",
+    "cuts_per_epoch",
     "datasets",
+    "exceptions",
     "default_eta",
     "get_method",
     "hard_threshold",

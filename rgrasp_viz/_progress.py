@@ -36,7 +36,7 @@ def bar(total, desc, enabled=True, unit="it", **options):
         Use it as a context manager; ``update()`` after each step, ``set_postfix_str`` for
         what is being done.
     """
-    from tqdm.auto import tqdm
+    from tqdm.auto import tqdm  # lazy: tqdm.auto imports IPython when present
 
     # disable=None: tqdm's own test, off when the stream is not a terminal (the notebook
     # widget treats None as enabled)
@@ -47,6 +47,6 @@ def bar(total, desc, enabled=True, unit="it", **options):
 def note(enabled, msg):
     """Write ``msg`` as one line on stderr when ``enabled`` (above any bar being drawn)."""
     if enabled:
-        from tqdm.auto import tqdm
+        from tqdm.auto import tqdm  # lazy: tqdm.auto imports IPython when present
 
         tqdm.write(msg, file=sys.stderr)

@@ -3,9 +3,10 @@
 Nothing here draws, times or runs a solver: traces (or arrays) in, numbers out.  A fact such
 as "where does a curve first reach a level" or "what is F*" is computed here once, so a table
 and a plot shown together always agree.  Method names, labels and flags come from the method
-registry (:mod:`rgrasp_viz.solvers.registry`).
+registry (:mod:`rgrasp_viz.solvers._registry`).
 
-* runs: :func:`as_trace`, :func:`trace_label`, :func:`run_labels`;
+* runs: :func:`as_trace`, :func:`~rgrasp_viz.solvers.run_label`, :func:`run_labels`,
+  :func:`status_kind` (the colour a run's status is shown in, estimate quality included);
 * objective: :func:`best_objective`, :func:`estimate_fstar` (one :class:`FStar` per view),
   :func:`first_crossing`, :func:`final_support_differences`;
 * telling runs apart: :func:`same_iterates`, :func:`identical_runs`, :func:`axis_scale`;
@@ -26,14 +27,20 @@ import math
 import numbers
 
 import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
 
-from .solvers.registry import get_method, normalize_reading, run_label
+from ._trace import Trace
+from .solvers._registry import get_method, normalize_reading, run_label
+from .solvers._status import Status
 
 __all__ = [
     "IDENTICAL_RTOL",
     "LOG_AXIS_RATIO",
+    "POOR_ERROR",
     "SLACK_MAX_CELLS",
     "FStar",
+    "StatusKind",
     "as_trace",
     "as_traces",
     "axis_scale",
@@ -54,11 +61,11 @@ __all__ = [
     "same_iterates",
     "slack_ratios",
     "snapshot",
+    "status_kind",
     "support_changes",
     "threshold_shapes",
     "threshold_share",
     "thresholds_until",
-    "trace_label",
     "x_values",
 ]
 
@@ -75,8 +82,6 @@ def as_trace(obj):
     TypeError
         For anything else.
     """
-    from .trace import Trace
-
     if isinstance(obj, Trace):
         return obj
     tr = getattr(obj, "trace", None)
@@ -89,6 +94,66 @@ def as_trace(obj):
                     f"{type(obj).__name__}")
 
 
+POOR_ERROR = 0.5
+"""A run whose relative error ``||x - x*|| / ||x*||`` is above this (``x*`` known) estimates
+``x*`` poorly: a CONVERGED status is then shown amber, with a note, not green (the optimiser
+converged; the estimate is not one to trust, e.g. ``s`` far below ``s*``)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class StatusKind:
+    """How a run's status is shown: ``kind`` (``"ok"`` green, ``"warn"`` amber, ``"error"``
+    red) and ``note`` (why a CONVERGED run is not green; empty otherwise)."""
+
+    kind: str
+    note: str = ""
+
+
+def status_kind(run, poor_error=POOR_ERROR):
+    """The colour of a run's status, by success *and* estimate quality (one rule for every
+    view that colours statuses).
+
+    ``"ok"`` (green) only for CONVERGED with, when the true solution is known, a relative
+    error at most ``poor_error``; a CONVERGED run above it is ``"warn"`` (amber) with a note;
+    DIVERGED is ``"error"``; every other status (MAX_ITER, MAX_PASSES, STALLED, NO_PROGRESS,
+    HT_FIXED_POINT, CALLBACK: not converged) is ``"warn"``.
+
+    Parameters
+    ----------
+    run : SolveResult, Trace, Status or int
+        A run (its status and final relative error), or a bare status (no quality check).
+    poor_error : float, default :data:`POOR_ERROR`
+        The relative error above which a converged estimate is called poor.
+
+    Returns
+    -------
+    StatusKind
+    """
+    rel = math.nan
+    if isinstance(run, numbers.Integral):
+        status = Status(int(run))
+    else:
+        trace = getattr(run, "trace", None)
+        if hasattr(run, "status") and getattr(run, "status", None) is not None:
+            status = Status(int(run.status))
+            rel = getattr(run, "rel_error", math.nan)
+        else:
+            trace = as_trace(run)
+            status = Status(int(trace.meta["status"]))
+        if (rel is None or not math.isfinite(float(rel))) and trace is not None \
+                and len(trace.rel_error):
+            rel = trace.rel_error[-1]
+        rel = math.nan if rel is None else float(rel)
+    if status is Status.DIVERGED:
+        return StatusKind("error")
+    if status is not Status.CONVERGED:
+        return StatusKind("warn")
+    if math.isfinite(rel) and rel > poor_error:
+        return StatusKind("warn", f"converged, but a poor estimate: relative error {rel:.2g} > "
+                                  f"{poor_error:g} (e.g. s too small, or noise-dominated data)")
+    return StatusKind("ok")
+
+
 def as_traces(objs):
     """A non-empty list of traces from one run or a list of runs (see :func:`as_trace`)."""
     if objs is None:
@@ -97,12 +162,6 @@ def as_traces(objs):
     if not out:
         raise ValueError("no traces given")
     return out
-
-
-def trace_label(trace):
-    """The label of one run: its method's label, marked ``(on T)`` for our variant of
-    Algorithm 2 (see :func:`rgrasp_viz.solvers.registry.run_label`)."""
-    return run_label(trace.method, trace.meta.get("inner"))
 
 
 _PARAM_KEYS = ("s", "eta", "J", "m", "random_state", "inner", "problem", "batch_size")
@@ -124,7 +183,7 @@ def run_labels(traces):
     list of str
     """
     traces = as_traces(traces)
-    base = [trace_label(t) for t in traces]
+    base = [run_label(t) for t in traces]
     out = list(base)
     for lab in set(base):
         group = [i for i, b in enumerate(base) if b == lab]
@@ -297,7 +356,7 @@ def estimate_fstar(traces, reference=None):
         ref = as_trace(reference)
         _check_same_problem([*traces, ref])
         f, i = best_objective(ref)
-        cands.append((f, trace_label(ref), i, True))
+        cands.append((f, run_label(ref), i, True))
     else:
         _check_same_problem(traces)
     # the reference wins ties: "found by a separate run" does not depend on the runs shown
@@ -788,9 +847,6 @@ def slack_ratios(trace, problem, max_cells=SLACK_MAX_CELLS):
         raise ValueError(f"problem too large for the exact sub-problem solve: n * max|T| = "
                          f"{cells:,} > max_cells = {max_cells:,}; use a smaller problem "
                          "(e.g. make_regression('classroom')) or raise max_cells")
-    import scipy.linalg
-    import scipy.sparse as sp
-
     W, y = problem.W, problem.y
     out = np.full(len(trace), np.nan)
     ptr = np.asarray(trace.T_ptr)

@@ -31,10 +31,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from .analysis import FStar, as_trace, best_objective
-from .result import ConvergenceWarning
+from .exceptions import ConvergenceWarning
 from .solvers import default_eta, solve
-from .solvers.registry import get_method, normalize_reading, run_label
-from .solvers.status import Status
+from .solvers._registry import get_method, normalize_reading, run_label
+from .solvers._status import Status
 
 __all__ = ["CHEAP_EXTRA_PASSES", "REFERENCE_FACTOR", "Reference", "least_squares_on",
            "reference"]

@@ -13,7 +13,7 @@ Steps (each fails with a message that says what to install or fix):
      script that draws it with the site's own plotly.js (the notebooks store arrays as
      base64 ``bdata``, which plotly.js >= 2.28 reads);
    * dashboards (``rv.explore`` / ``rv.play`` / ``rv.compare``) keep their static copy
-     (``text/html``, see :mod:`rgrasp_viz.viz.static`), with the Binder link pointed at
+     (``text/html``, see :mod:`rgrasp_viz.viz._static`), with the Binder link pointed at
      the page's own notebook; a widget saved without one gets a note and a Binder link;
    * the live widget view (``application/vnd.jupyter.widget-view+json``) is dropped: it
      cannot be drawn without a kernel;
@@ -43,7 +43,7 @@ Steps (each fails with a message that says what to install or fix):
 The output folder is complete or absent, never a mix, and never someone else's: Sphinx
 writes into a temporary folder beside ``--out`` (``.NAME.partial-PID-XXXX``) that is swapped
 into place only when the build and its checks succeeded (one atomic ``renameat2`` exchange on
-Linux, as :mod:`rgrasp_viz.reproduce.output` does for ``reproduce``).  The builder writes a
+Linux, as :mod:`rgrasp_viz.reproduce._output` does for ``reproduce``).  The builder writes a
 marker file (:data:`MARKER`) listing every file of the site it built; an existing ``--out``
 is replaced only when it is empty or holds nothing but the files its marker lists, so a
 folder with anything else in it (``thesis.tex``, ``.git``) is refused (exit 2) and nothing
@@ -158,7 +158,8 @@ def check_out(out):
     ------
     OutError
         When ``out`` is a file, a file-system root, or an existing folder holding anything
-        a build did not write (no marker, or files its marker does not list).
+        a build did not write (no marker, or files its marker does not list), or whose
+        marker is not one this builder wrote (see :func:`_marker_files`).
     """
     path = Path(os.path.realpath(os.path.expanduser(os.fspath(out))))
     if path.parent == path:
@@ -170,23 +171,49 @@ def check_out(out):
     entries = os.listdir(path)
     if not entries:
         return path
-    written = set()
     marker = path / MARKER
-    if marker.is_file():
-        try:
-            written = set(json.loads(marker.read_text(encoding="utf-8"))["files"])
-        except (ValueError, KeyError, TypeError, OSError):
-            written = set()
+    written = _marker_files(path) if os.path.lexists(marker) else set()
     odd = [f for f in _files_under(path) if f != MARKER and f not in written]
     if odd:
         shown = ", ".join(odd[:5]) + (f" and {len(odd) - 5} more" if len(odd) > 5 else "")
         hint = ""
-        if not marker.is_file() and (path / "site-build.json").is_file():
+        if not os.path.lexists(marker) and (path / "site-build.json").is_file():
             hint = (f" (a site built before the builder marked its output with {MARKER}: "
                     "delete it yourself if nothing else is in it)")
         raise OutError(f"--out {path} holds files a site build did not write ({shown}); it "
                        f"would be replaced: choose a new or empty folder{hint}")
     return path
+
+
+def _marker_files(path):
+    """The files the marker of a previous build in ``path`` lists, validated.
+
+    A marker this builder wrote is a JSON object whose ``"files"`` is a list of relative
+    POSIX paths, each present in ``path``; anything else vouches for nothing and is refused
+    (an ``OutError`` saying what is wrong with it), so a hand-made or damaged marker cannot
+    make a folder of other files look like a previous build.
+    """
+    marker = path / MARKER
+    refuse = (f"; not a marker this builder wrote, so --out {path} would be replaced "
+              "unchecked: choose a new or empty folder")
+    if marker.is_symlink() or not marker.is_file():
+        raise OutError(f"{marker} is not a regular file{refuse}")
+    try:
+        data = json.loads(marker.read_text(encoding="utf-8"))
+    except (ValueError, OSError) as exc:
+        raise OutError(f"{marker} cannot be read as JSON ({exc}){refuse}") from None
+    files = data.get("files") if isinstance(data, dict) else None
+    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+        raise OutError(f"{marker} does not hold a list of file names under \"files\"{refuse}")
+    for name in files:
+        parts = name.split("/")
+        if not name or name.startswith("/") or "\\" in name or any(
+                p in ("", ".", "..") for p in parts):
+            raise OutError(f"{marker} lists {name!r}, not a relative path inside the "
+                           f"folder{refuse}")
+        if not os.path.lexists(path / name):
+            raise OutError(f"{marker} lists {name!r}, which is not there{refuse}")
+    return set(files)
 
 
 def _pid_alive(pid):
@@ -219,7 +246,7 @@ def swap_in(stage_dir, out):
     Signals are held for the few system calls of the swap (then delivered), so ``out`` is
     the previous site or the new one, never neither.
     """
-    from rgrasp_viz.reproduce.output import _exchange
+    from rgrasp_viz.reproduce._output import _exchange
 
     os.chmod(stage_dir, 0o777 & ~_umask())  # mkdtemp's 0o700 would end up on ``out``
     held = {signal.SIGINT, signal.SIGTERM}
@@ -255,7 +282,7 @@ def _say(msg):
 
 
 def _binder_for(name):
-    from rgrasp_viz.viz.static import BINDER_LAB
+    from rgrasp_viz.viz._static import BINDER_LAB
 
     return f"{BINDER_LAB}/{name}"
 
@@ -284,7 +311,7 @@ def static_notebook(nb, name):
         ``figures`` (Plotly figures turned into HTML), ``dashboards`` (static copies
         kept), ``widget_notes`` (widgets without a static copy, replaced by a note).
     """
-    from rgrasp_viz.viz.static import BINDER_LAB, figure_html
+    from rgrasp_viz.viz._static import BINDER_LAB, figure_html
 
     nb = copy.deepcopy(nb)
     nb.get("metadata", {}).pop("widgets", None)
@@ -415,7 +442,7 @@ def correlation_figure(path=CONDITION_MAP, shape="paper"):
 
 def _correlation_section(fig, record):
     """Markdown: the rho slider's prose and figure."""
-    from rgrasp_viz.viz.static import figure_html
+    from rgrasp_viz.viz._static import figure_html
 
     shp = record["shapes"]["paper"]
     return [
@@ -436,8 +463,8 @@ def _correlation_section(fig, record):
 def slider_page(sweeps, correlation=None):
     """The Markdown of the slider page: prose, then one figure per problem and parameter,
     then the rho slider (``correlation``: :func:`correlation_figure`'s pair)."""
+    from rgrasp_viz.viz._static import figure_html
     from rgrasp_viz.viz.sliders import SWEEP_PARAMETERS
-    from rgrasp_viz.viz.static import figure_html
 
     lines = [
         "# Drag m, J, η, s and ρ without a kernel",

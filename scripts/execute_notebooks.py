@@ -14,10 +14,10 @@ Each notebook is executed top to bottom in a fresh kernel with::
 
 (no widget state and no per-cell timestamps in the committed file), with
 ``RGRASP_VIZ_STANDIN=1`` so that notebook 06 uses its synthetic stand-in even on a machine
-that has the real rcv1 file cached -- the same setting ``tests/test_notebooks.py`` uses when
-it replays the notebooks with nbval.  The script prints each notebook's execution time and
-size and exits non-zero if a notebook fails, takes longer than ``--budget`` seconds, or
-exceeds 1 MB.
+that has the real rcv1 file cached -- the same setting
+``tests/notebooks/test_notebooks.py`` uses when it replays the notebooks with nbval.  The
+script prints each notebook's execution time and size and exits non-zero if a notebook
+fails, takes longer than ``--budget`` seconds, or exceeds 1 MB.
 
 The course notebooks are ``notebooks/NN-*.ipynb`` (``045-*`` sits between 4 and 5);
 ``notebooks/app.ipynb`` (the Voila app)

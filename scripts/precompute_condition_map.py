@@ -1,6 +1,6 @@
 """Precompute the condition map for the course (the new notebook and the site's rho slider).
 
-Runs ``rgrasp_viz.reproduce.condition_map.run_condition_map`` (the same runs as
+Runs ``rgrasp_viz.reproduce.run_condition_map`` (the same runs as
 ``python -m rgrasp_viz reproduce condition-map``) and stores its record, ``run.json``, as
 ``notebooks/data/condition-map.json`` (written atomically: the previous copy stays until the
 new one is complete)::
@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rgrasp_viz._io import write_text  # noqa: E402
-from rgrasp_viz.reproduce.condition_map import run_condition_map, summarize  # noqa: E402
+from rgrasp_viz.reproduce import run_condition_map, summarize  # noqa: E402
 
 
 def main(argv=None):
@@ -37,7 +37,7 @@ def main(argv=None):
                     help="tuning seeds (default: 2 at full size, 1 with --quick)")
     ap.add_argument("--refresh", action="store_true",
                     help="solve nothing: recompute the words of the record at --out (winners, "
-                         "paragraph) from its numbers (condition_map.summarize)")
+                         "paragraph) from its numbers (rgrasp_viz.reproduce.summarize)")
     ap.add_argument("--out", type=Path, default=ROOT / "notebooks" / "data" /
                     "condition-map.json", help="the record (default "
                                                "notebooks/data/condition-map.json)")

@@ -6,13 +6,15 @@ Runs ``rgrasp_viz.reproduce.run`` (the same runs, reference and claims as
 relative error, support sizes, thresholding counts, and the supports of a few iterations) and
 ``<experiment>.json`` (settings, F* and its source, claims with their verdicts, the
 pass-counting rule); a few hundred kB per experiment.  Notebook 5 reads them with
-``rgrasp_viz.reproduce.precomputed.load``::
+``rgrasp_viz.reproduce._precomputed.load``::
 
     .venv/bin/python scripts/precompute_fig1.py                     # setting 1, full size
-    .venv/bin/python scripts/precompute_fig1.py fig1-setting1 fig1-setting2
+    .venv/bin/python scripts/precompute_fig1.py fig1-setting1 fig1-setting2 --jobs 2
     .venv/bin/python scripts/precompute_fig1.py --quick --budget 5 --out /tmp/fig1
 
-A full-size setting takes a few minutes (the reference run is 10x the budget).  The folder
+Like ``reproduce``, it tunes the steps on the tuning seeds, then runs every evaluation seed
+(``--seeds``, default 0-4); ``--jobs N`` / ``--scheduler ADDRESS`` spread the runs.  The
+figures' traces are the first seed's; the claims carry every seed's verdict.  The folder
 given to ``reproduce`` itself (``--work``, default a temporary folder) holds the full traces
 and figures; only the compact copy is kept.
 """
@@ -29,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rgrasp_viz.reproduce import run  # noqa: E402
-from rgrasp_viz.reproduce.precomputed import MAX_SUPPORTS, save  # noqa: E402
+from rgrasp_viz.reproduce._precomputed import MAX_SUPPORTS, save  # noqa: E402
 
 FIGURE1 = ("fig1-setting1", "fig1-setting2")
 
@@ -41,7 +43,10 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="classroom size (for tests)")
     ap.add_argument("--budget", type=float, default=None,
                     help="effective passes per method (default: reproduce's)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seeds", default="0-4",
+                    help="evaluation seeds, as reproduce --seeds (default 0-4)")
+    ap.add_argument("--jobs", type=int, default=1, help="local worker processes")
+    ap.add_argument("--scheduler", default=None, help="address of a Dask scheduler")
     ap.add_argument("--out", type=Path, default=ROOT / "notebooks" / "data",
                     help="where the compact copies go (default notebooks/data)")
     ap.add_argument("--work", type=Path, default=None,
@@ -61,8 +66,9 @@ def main(argv=None):
         for exp in args.experiments:
             work = (args.work or Path(tmp)) / (exp + ("-quick" if args.quick else ""))
             t0 = time.perf_counter()
-            report = run(exp, quick=args.quick, out=work, seed=args.seed, png=False,
-                         budget=args.budget, progress=True)
+            report = run(exp, quick=args.quick, out=work, seeds=args.seeds, png=False,
+                         budget=args.budget, progress=True, jobs=args.jobs,
+                         scheduler=args.scheduler)
             files = save(report, args.out, max_supports=args.max_supports)
             size = sum(f.stat().st_size for f in files)
             print(f"{exp}: {time.perf_counter() - t0:.0f} s; wrote "

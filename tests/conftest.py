@@ -19,25 +19,28 @@ def pytest_configure(config):
     )
 
 
-SLOW_FILES = {"test_notebooks.py", "test_binder.py", "test_browser.py", "test_site.py",
-              "test_animate.py", "test_reproduce_output.py", "test_cli.py", "test_install.py",
-              "test_benchopt.py", "test_lab_env.py"}
-"""Test files whose tests are slow as a whole (kernels, browsers, subprocess runs)."""
+SLOW_DIRS = {"browser", "notebooks", "integration"}
+"""Folders of tests/ whose tests are slow as a whole (browsers, notebooks, fresh installs)."""
 
-SLOW_TESTS = {"test_recovery.py", "test_statuses.py::test_a_converged_run_ends_within"}
-"""Single slow tests (or files), by ``file`` or ``file::name prefix``."""
+SLOW_FILES = {"test_animate.py", "test_output.py", "test_cli.py", "test_recovery.py"}
+"""Test files whose tests are slow as a whole (kernels, subprocess runs)."""
+
+SLOW_TESTS = {"test_status.py::test_a_converged_run_ends_within"}
+"""Single slow tests, by ``file::name prefix``."""
 
 
 def pytest_collection_modifyitems(config, items):
     """Markers from one table: ``browser`` for every test that needs Chromium, ``slow`` for
     the files and tests listed above (so ``-m "not slow"`` is a quick loop)."""
     for item in items:
-        file = Path(str(item.fspath)).name
+        path = Path(str(item.fspath))
+        file = path.name
+        folder = path.relative_to(Path(__file__).parent).parts[0]
         if "chromium_path" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.browser)
             item.add_marker(pytest.mark.slow)
-        if file in SLOW_FILES or file in SLOW_TESTS or any(
-                f"{file}::{item.name}".startswith(t) for t in SLOW_TESTS if "::" in t):
+        if folder in SLOW_DIRS or file in SLOW_FILES or any(
+                f"{file}::{item.name}".startswith(t) for t in SLOW_TESTS):
             item.add_marker(pytest.mark.slow)
 
 

@@ -15,7 +15,7 @@ import pytest
 
 import rgrasp_viz as rv
 from rgrasp_viz import analysis as A
-from rgrasp_viz.solvers.registry import method_names
+from rgrasp_viz.solvers._registry import method_names
 
 ROOT = Path(__file__).resolve().parents[1]
 N, D, S_STAR, S, J = 120, 200, 5, 6, 240
@@ -229,3 +229,37 @@ def test_analysis_is_numpy_only():
                           cwd=ROOT, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == []
+
+
+# -- the colour of a status: success and estimate quality ----------------------------------------
+
+
+def test_status_kind_is_not_green_for_a_converged_poor_estimate():
+    """The issue's example: SVRGSP+ at s = 1 on the classroom problem (s* = 20) converges to
+    relative error 0.95; shown amber with a note, not green. The default s stays green."""
+    from rgrasp_viz.analysis import POOR_ERROR, status_kind
+
+    prob = rv.make_regression("classroom", random_state=0)
+    poor = rv.solve(prob, "svrgsp+", s=1, random_state=0, warn=False)
+    good = rv.solve(prob, "svrgsp+", s=24, random_state=0, warn=False)
+    assert poor.status == rv.Status.CONVERGED and poor.rel_error > POOR_ERROR
+    assert good.status == rv.Status.CONVERGED and good.rel_error < POOR_ERROR
+    for run in (poor, poor.trace):  # a result or its trace: the same verdict
+        verdict = status_kind(run)
+        assert verdict.kind == "warn"
+        assert f"relative error {poor.rel_error:.2g} > {POOR_ERROR:g}" in verdict.note
+    assert status_kind(good) == status_kind(good.trace) == A.StatusKind("ok", "")
+    # the threshold is a parameter; a bare status cannot be judged on quality
+    assert status_kind(poor, poor_error=0.99).kind == "ok"
+    assert status_kind(poor.status).kind == "ok"
+    # without x_true there is no quality to judge: success alone decides
+    blind = rv.solve(rv.Problem(prob.W, prob.y), "svrgsp+", s=1, random_state=0, warn=False)
+    assert blind.status == rv.Status.CONVERGED and status_kind(blind).kind == "ok"
+
+
+def test_status_kind_by_status():
+    from rgrasp_viz.analysis import status_kind
+
+    kinds = {st.name: status_kind(st).kind for st in rv.Status}
+    assert kinds["CONVERGED"] == "ok" and kinds["DIVERGED"] == "error"
+    assert {k for n, k in kinds.items() if n not in ("CONVERGED", "DIVERGED")} == {"warn"}

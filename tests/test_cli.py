@@ -8,10 +8,11 @@ import sys
 
 import pytest
 
-from rgrasp_viz import cli
-from rgrasp_viz.reproduce import command, experiments
-from rgrasp_viz.reproduce.output import OutputFolder
-from rgrasp_viz.solvers.registry import method_names
+from rgrasp_viz import _cli as cli
+from rgrasp_viz.reproduce import _command as command
+from rgrasp_viz.reproduce import _experiments as experiments
+from rgrasp_viz.reproduce._output import OutputFolder
+from rgrasp_viz.solvers._registry import method_names
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The scikit-learn estimators (rgrasp_viz.estimators) and the solver-core options they use:
+"""The scikit-learn estimators (rgrasp_viz._estimators) and the solver-core options they use:
 ``always_select`` in every method, the best iterate of a run, the data warnings, feature
 names in the support raster."""
 
@@ -21,7 +21,8 @@ from sklearn.utils.estimator_checks import estimator_checks_generator  # noqa: E
 
 import rgrasp_viz as rv  # noqa: E402
 from rgrasp_viz import losses  # noqa: E402
-from rgrasp_viz.estimators import SparseLinearRegression, SparseLogisticRegression  # noqa: E402
+from rgrasp_viz._estimators import SparseLinearRegression, SparseLogisticRegression  # noqa: E402
+from rgrasp_viz.exceptions import ConvergenceWarning, DataWarning  # noqa: E402
 
 METHODS = ["fght", "grasp", "sght", "svrght", "svrgsp", "svrgsp+", "htp"]
 
@@ -46,7 +47,7 @@ def test_estimators_declare_no_array_api_support():
 @pytest.mark.parametrize(("estimator", "check"), list(_sklearn_checks()))
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", rv.ConvergenceWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)
         check(estimator)
 
 
@@ -149,6 +150,23 @@ def test_multiclass_is_refused():
     with pytest.raises(ValueError, match="Only binary classification"):
         SparseLogisticRegression().fit(X, np.arange(30) % 3)
 
+
+
+@pytest.mark.parametrize(("fit_intercept", "message"), [
+    (True, r"column 2 of X overflows float64 when centred \(its entries reach 1e\+308"),
+    (False, r"largest \|W\| = 1e\+308, in column 2: squares of entries overflow"),
+])
+def test_a_finite_column_too_large_for_float64_is_named(fit_intercept, message):
+    """Finite entries of 1e308: an overflow in column 2, not "non-finite values" in the
+    data (centring makes their mean infinite; without it, their squares are)."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 5))
+    X[:, 2] = 1e308
+    y = rng.standard_normal(40)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's own overflow notes
+        with pytest.raises(ValueError, match=message):
+            SparseLinearRegression(s=2, fit_intercept=fit_intercept).fit(X, y)
 
 # -- always_select --------------------------------------------------------------------------
 
@@ -265,7 +283,7 @@ def test_solve_reports_the_best_iterate_it_visited():
     assert res.trace.meta["best_iteration"] == res.nit_best
 
 
-@pytest.mark.filterwarnings("ignore::rgrasp_viz.ConvergenceWarning")  # not what is checked
+@pytest.mark.filterwarnings("ignore::rgrasp_viz.exceptions.ConvergenceWarning")  # not checked
 def test_estimator_returns_best_iterate_without_refit(cancer):
     X, y = cancer
     est = SparseLogisticRegression(s=5, method="sght", refit=False, swap_rounds=0,
@@ -304,7 +322,7 @@ def test_refit_and_swaps_lower_the_objective_and_are_recorded(cancer):
 # -- scikit-learn integration -------------------------------------------------------------------
 
 
-@pytest.mark.filterwarnings("ignore::rgrasp_viz.ConvergenceWarning")  # not what is checked
+@pytest.mark.filterwarnings("ignore::rgrasp_viz.exceptions.ConvergenceWarning")  # not checked
 def test_pipeline_gridsearch_cross_val_clone(diabetes, cancer):
     X, y = diabetes
     pipe = make_pipeline(StandardScaler(), SparseLinearRegression(random_state=0))
@@ -351,10 +369,10 @@ def test_play_accepts_an_estimator(diabetes):
     est = SparseLinearRegression(s=3, random_state=0).fit(X, y)
     player = rv.play(est)
     assert player.trace is est.trace_
-    assert est.play().trace is est.trace_
+    assert not hasattr(est, "play")  # rv.play is the one way to play
 
 
-@pytest.mark.filterwarnings("ignore::rgrasp_viz.ConvergenceWarning")  # not what is checked
+@pytest.mark.filterwarnings("ignore::rgrasp_viz.exceptions.ConvergenceWarning")  # not checked
 def test_same_random_state_same_fit(cancer):
     X, y = cancer
     a = SparseLogisticRegression(s=4, method="svrgsp+", random_state=5).fit(X, y)
@@ -370,22 +388,22 @@ def test_scale_warning_names_the_remedy(diabetes):
     X, y = diabetes
     Xr = X.to_numpy().copy()
     Xr[:, 2] *= 1e5
-    with pytest.warns(rv.DataWarning, match="StandardScaler"):
+    with pytest.warns(DataWarning, match="StandardScaler"):
         SparseLinearRegression(s=3).fit(Xr, y)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", rv.DataWarning)
+        warnings.simplefilter("error", DataWarning)
         make_pipeline(StandardScaler(), SparseLinearRegression(s=3)).fit(Xr, y)
 
 
 def test_solve_warns_on_binary_labels_without_loss():
     prob = rv.make_classification(n=200, d=100, s_star=5, random_state=0)
     y01 = (prob.y > 0).astype(float)
-    with pytest.warns(rv.DataWarning, match="loss='logistic'"):
+    with pytest.warns(DataWarning, match="loss='logistic'"):
         rv.solve((prob.W, y01), "htp", s=5)
-    assert issubclass(rv.DataWarning, UserWarning)
-    assert not issubclass(rv.DataWarning, rv.ConvergenceWarning)
+    assert issubclass(DataWarning, UserWarning)
+    assert not issubclass(DataWarning, ConvergenceWarning)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", rv.DataWarning)
+        warnings.simplefilter("error", DataWarning)
         rv.solve((prob.W, y01), "htp", s=5, loss="squares")
         rv.solve((prob.W, y01), "htp", s=5, loss="logistic", warn=False)
 
@@ -393,13 +411,13 @@ def test_solve_warns_on_binary_labels_without_loss():
 def test_module_docstring_example_runs():
     import doctest
 
-    import rgrasp_viz.estimators as mod
+    import rgrasp_viz._estimators as mod
 
     result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
 
 
-@pytest.mark.filterwarnings("ignore::rgrasp_viz.ConvergenceWarning")  # not what is checked
+@pytest.mark.filterwarnings("ignore::rgrasp_viz.exceptions.ConvergenceWarning")  # not checked
 def test_swaps_grow_the_support_of_a_run_that_stopped_short(diabetes):
     """A diverged run's best iterate is its start (no feature): the swap rounds first add
     features up to s (recorded with "out": None), then swap."""

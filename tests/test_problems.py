@@ -1,4 +1,4 @@
-"""Tests of rgrasp_viz.problems: validation, canonical storage and the generators."""
+"""Tests of rgrasp_viz._problems: validation, canonical storage and the generators."""
 
 import math
 
@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from scipy.special import expit
 
 from rgrasp_viz import losses
-from rgrasp_viz.problems import Problem, as_problem, make_classification, make_regression
+from rgrasp_viz._problems import Problem, as_problem, make_classification, make_regression
 
 
 def _small(n=8, d=5, seed=0):

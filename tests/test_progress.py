@@ -19,8 +19,7 @@ import pytest
 import rgrasp_viz as rv
 from rgrasp_viz import _progress
 from rgrasp_viz import reproduce as R
-from rgrasp_viz.solvers.registry import run_label
-from rgrasp_viz.viz import animate as A
+from rgrasp_viz.viz import _animate as A
 
 
 @pytest.fixture
@@ -105,16 +104,19 @@ def test_reproduce_off_a_terminal_prints_only_its_notes(tmp_path, capfd):
     assert captured.err.splitlines() == ["note: PNG export skipped (--no-png)"]
 
 
-def test_reproduce_bar_on_a_terminal_names_each_method(tmp_path, tty_stderr):
+def test_reproduce_bar_on_a_terminal_names_each_step(tmp_path, tty_stderr):
     read = tty_stderr()
-    R.run("fig1-setting1", quick=True, out=tmp_path / "run", png=False, budget=3)
+    R.run("fig1-setting1", quick=True, out=tmp_path / "run", png=False, budget=3,
+          seeds="0-1")
     shown = read()
     assert "fig1-setting1 --quick" in shown
+    # one step per tuning task (a method's grid on a tuning seed), per seed, claims, files
     for m in R.METHODS:
-        assert run_label(m, "paper") in shown, m
-    steps = len(R.METHODS) + 2  # the methods, F*, the files
+        assert f"tuned {R.factor_key(m, 'paper')} on seed 1001" in shown, m
+    assert "seed 0: 6 methods and F* done" in shown and "seed 1: 6 methods" in shown
+    steps = 2 * len(R.METHODS) + 2 + 2
     assert f"{steps}/{steps}" in shown
-    assert "F* (reference run)" in shown and "writing the files" in shown
+    assert "writing the files" in shown
     assert "note: PNG export skipped (--no-png)" in shown
 
 

@@ -1,7 +1,7 @@
 """Numba kernels: the only subpackage that imports numba (through :mod:`._jit`).
 
 Everything here works on plain, already-validated arrays; validation happens once at the
-package boundary (:mod:`rgrasp_viz.problems`, :func:`rgrasp_viz.solve`).
+package boundary (:mod:`rgrasp_viz._problems`, :func:`rgrasp_viz.solve`).
 """
 
 from ._jit import HAVE_NUMBA, NUMBA_VERSION
@@ -15,7 +15,14 @@ from .epochs import (
     svrg_epoch_dense,
 )
 from .gradient import full_gradient_csr, full_gradient_dense
-from .threshold import count_changes, hard_threshold, keep_only, top_k, top_k_indices
+from .threshold import (
+    count_changes,
+    hard_threshold,
+    hard_threshold_index,
+    keep_only,
+    top_k,
+    top_k_indices,
+)
 
 __all__ = [
     "HAVE_NUMBA",
@@ -27,6 +34,7 @@ __all__ = [
     "full_gradient_dense",
     "gather_columns_csc",
     "hard_threshold",
+    "hard_threshold_index",
     "keep_only",
     "sample_loss",
     "sg_epoch_csr",

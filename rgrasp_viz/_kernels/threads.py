@@ -277,7 +277,7 @@ class BlasThreads:
             return self
         if BlasThreads._controller is None:
             try:
-                from threadpoolctl import ThreadpoolController
+                from threadpoolctl import ThreadpoolController  # optional: with scikit-learn
             except ImportError:  # pragma: no cover - optional dependency
                 BlasThreads._missing = True
                 return self

@@ -245,6 +245,12 @@ def hard_threshold(v, s, forced=None):
     >>> rv.hard_threshold([0.5, -3.0, 2.0, 2.0], 2)  # the tie 2.0 / 2.0 goes to index 2
     array([ 0., -3.,  2.,  0.])
     """
+    return hard_threshold_index(v, s, forced)[0]
+
+
+def hard_threshold_index(v, s, forced=None):
+    """``(H_s(v), kept)``: :func:`hard_threshold` and the ascending indices it kept (the
+    recorder of a registered step-5 solver's thresholdings compares kept sets)."""
     v = np.array(v, dtype=np.float64)
     if v.ndim != 1:
         raise ValueError(f"v must be 1-D, got shape {v.shape}")
@@ -253,4 +259,4 @@ def hard_threshold(v, s, forced=None):
     idx = top_k(v, s, forced)
     out = np.zeros_like(v)
     out[idx] = v[idx]
-    return out
+    return out, idx

@@ -27,22 +27,26 @@ SVRGSP and SVRGSP+ run the paper's Algorithm 2 by default (``inner="paper"``: ``
 
 One job per module:
 
-* :mod:`~rgrasp_viz.reproduce.experiments` — the experiments' data, their pass budgets, one
+* :mod:`~rgrasp_viz.reproduce._experiments` — the experiments' data, their pass budgets, one
   budgeted run (``F*`` comes from :mod:`rgrasp_viz.reference`, re-exported here);
-* :mod:`~rgrasp_viz.reproduce.tuning` — recorded step-size multipliers and the tuning run;
-* :mod:`~rgrasp_viz.reproduce.claims` — the paper's claims checked on traces (no solving);
-* :mod:`~rgrasp_viz.reproduce.report` — figures, ``claims.md``, ``run.json``, the summary;
-* :mod:`~rgrasp_viz.reproduce.output` — the output folder: complete or absent, one writer;
-* :mod:`~rgrasp_viz.reproduce.command` — :func:`run` and the command-line arguments;
+* :mod:`~rgrasp_viz.reproduce._tuning` — recorded step-size multipliers and the tuning run;
+* :mod:`~rgrasp_viz.reproduce._claims` — the paper's claims checked on traces (no solving);
+* :mod:`~rgrasp_viz.reproduce._report` — figures, ``claims.md``, ``run.json``, the summary;
+* :mod:`~rgrasp_viz.reproduce._output` — the output folder: complete or absent, one writer;
+* :mod:`~rgrasp_viz.reproduce._command` — :func:`run` and the command-line arguments;
+* :mod:`~rgrasp_viz.reproduce._condition_map` — ``reproduce condition-map`` (ours, beyond the
+  paper): :func:`run_condition_map`, where variance reduction pays over the features'
+  correlation, with the smoothness constants that explain it (:func:`smoothness`);
+* :mod:`~rgrasp_viz.reproduce._verdict_table` — :func:`claims_html` / :class:`VerdictTable`: the
+  claims table as HTML with a coloured badge per verdict;
 * :mod:`~rgrasp_viz.reproduce._parallel` — :func:`run_tasks`: the runs serially, on local
   processes (``--jobs``) or on a Dask cluster (``--scheduler``), with the same results.
 """
 
 from __future__ import annotations
 
-from ..solvers.registry import method_label
-from ._parallel import run_tasks
-from .claims import (
+from ..solvers._registry import method_label
+from ._claims import (
     AGREEMENT,
     BASELINES,
     CLAIMS,
@@ -86,8 +90,16 @@ from .claims import (
     verdict_counts,
     verdict_summary,
 )
-from .command import DEFAULT_SEEDS, check_run_args, parse_seeds, run
-from .experiments import (
+from ._command import DEFAULT_SEEDS, check_run_args, parse_seeds, run
+from ._condition_map import (
+    build_map_problem,
+    map_rows,
+    run_condition_map,
+    smoothness,
+    summarize,
+    winners,
+)
+from ._experiments import (
     EXPERIMENTS,
     METHODS,
     PAPER_DENSITY,
@@ -108,9 +120,10 @@ from .experiments import (
     standin_problem,
     warm_up,
 )
-from .output import OutputError, OutputWriteError
-from .report import Report, default_out, print_summary
-from .tuning import (
+from ._parallel import run_tasks
+from ._precomputed import load as load_precomputed
+from ._report import Report, default_out, print_summary
+from ._tuning import (
     RECORDED_GRID,
     TUNE_GRID,
     TUNE_SEED_OFFSET,
@@ -121,8 +134,18 @@ from .tuning import (
     tuned_factor,
     tuning_seeds,
 )
+from ._verdict_table import BADGE_COLORS, VerdictTable, claims_html
 
 __all__ = [
+    "BADGE_COLORS",
+    "VerdictTable",
+    "build_map_problem",
+    "claims_html",
+    "map_rows",
+    "run_condition_map",
+    "smoothness",
+    "summarize",
+    "winners",
     "AGREEMENT",
     "BASELINES",
     "DEFAULT_SEEDS",
@@ -173,8 +196,6 @@ __all__ = [
     "TUNE_SEED_OFFSET",
     "VR_METHODS",
     "Experiment",
-    "OutputError",
-    "OutputWriteError",
     "ProblemInfo",
     "Reference",
     "Report",
@@ -184,6 +205,7 @@ __all__ = [
     "evaluate_claims",
     "factor_key",
     "format_claims",
+    "load_precomputed",
     "format_target_table",
     "least_squares_on",
     "pass_budget",
@@ -208,7 +230,7 @@ __all__ = [
 
 class _Labels:
     """``LABELS[m]``: the registry's label of method ``m`` (kept for older callers; use
-    :func:`rgrasp_viz.solvers.registry.method_label`)."""
+    :func:`rgrasp_viz.solvers._registry.method_label`)."""
 
     def __getitem__(self, method):
         return method_label(method)

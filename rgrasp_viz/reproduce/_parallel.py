@@ -2,8 +2,11 @@
 
 Every task handed to :func:`run_tasks` fully determines its result: seeds, sizes and
 steps travel inside the task, nothing is drawn from a shared generator or from the order
-in which workers pick tasks up. The results therefore do not depend on where or in which
-order the tasks run, and a parallel run is bit-identical to the serial one.
+in which workers pick tasks up. Every task also runs with one BLAS thread, wherever it runs
+(a multi-threaded BLAS sums in another order, and a worker process gets fewer threads than
+the main one: results would differ in the last bits).  The results therefore do not depend
+on where or in which order the tasks run, and a parallel run is bit-identical to the serial
+one (on machines of the same kind: another CPU may take other BLAS kernels).
 
 Three places to run:
 
@@ -88,12 +91,26 @@ def check_scheduler(scheduler: Any) -> str | None:
     return scheduler
 
 
+class _OneBlasThread:
+    """``func`` run under ``threadpoolctl.threadpool_limits(1, "blas")`` (picklable)."""
+
+    def __init__(self, func):
+        self.func = func
+
+    def __call__(self, task):
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self.func(task)
+
+
 def run_tasks(
     func: Callable[[Any], Any],
     tasks: Iterable[Any],
     *,
     jobs: int = 1,
     scheduler: str | None = None,
+    on_done: Callable[[int, Any], None] | None = None,
 ) -> list[Any]:
     """Apply ``func`` to every task and return the results in task order.
 
@@ -112,6 +129,9 @@ def run_tasks(
     scheduler : str, optional
         Address of an existing Dask ``distributed`` scheduler; the tasks then run on its
         workers through joblib's ``dask`` backend.
+    on_done : callable, optional
+        ``on_done(index, result)`` in this process as each result comes back, in task
+        order (for a progress bar); it does not change the results.
 
     Returns
     -------
@@ -130,9 +150,12 @@ def run_tasks(
     check_scheduler(scheduler)
     if not callable(func):
         raise TypeError(f"func must be callable, got {type(func).__name__}")
+    if on_done is not None and not callable(on_done):
+        raise TypeError(f"on_done must be callable, got {type(on_done).__name__}")
     tasks = list(tasks)
+    func = _OneBlasThread(func)
     if scheduler is None and (jobs == 1 or len(tasks) <= 1):
-        return [func(task) for task in tasks]
+        return _collect((func(task) for task in tasks), on_done)
 
     import joblib
 
@@ -146,12 +169,24 @@ def run_tasks(
         try:
             # the dask backend submits through the client given here, not a global default
             with joblib.parallel_config(backend="dask", client=client):
-                results = joblib.Parallel(n_jobs=-1)(joblib.delayed(func)(t) for t in tasks)
+                results = joblib.Parallel(n_jobs=-1, return_as="generator")(
+                    joblib.delayed(func)(t) for t in tasks)
+                return _collect(results, on_done)
         finally:
             client.close()
-        return list(results)
 
     n_jobs = jobs if jobs == -1 else min(jobs, len(tasks))
     with joblib.parallel_config(backend="loky", n_jobs=n_jobs):
-        results = joblib.Parallel()(joblib.delayed(func)(t) for t in tasks)
-    return list(results)
+        results = joblib.Parallel(return_as="generator")(
+            joblib.delayed(func)(t) for t in tasks)
+        return _collect(results, on_done)
+
+
+def _collect(results, on_done):
+    """The results as a list, ``on_done(index, result)`` called as each comes."""
+    out = []
+    for i, r in enumerate(results):
+        out.append(r)
+        if on_done is not None:
+            on_done(i, r)
+    return out

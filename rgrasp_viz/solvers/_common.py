@@ -315,3 +315,12 @@ class StepResult:
     outer_event: tuple | None = None  # (step, entered, left) of the closing H_s
     message: str | None = None  # why a method stopped itself (status != 0), for the result
     extra: dict = field(default_factory=dict)
+    events: tuple | None = None  # (steps, entered, left) arrays of inner events held here
+    # instead of in the workspace buffers (a registered Python step-5 solver's thresholdings)
+
+    def inner_events(self, ws):
+        """``(steps, entered, left)`` of this iteration's inner thresholding events."""
+        if self.events is not None:
+            return self.events
+        k = self.n_events
+        return ws.ev_step[:k], ws.ev_in[:k], ws.ev_out[:k]

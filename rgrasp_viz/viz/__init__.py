@@ -3,9 +3,9 @@
 * :mod:`rgrasp_viz.viz.figures` -- Trace(s) in, ``plotly.graph_objects.Figure`` out; no
   widgets, no solver calls, no timing; one fixed colour per method (from the method
   registry).  The numbers behind them: :mod:`rgrasp_viz.analysis`.
-* :mod:`rgrasp_viz.viz.export` -- figures to HTML or PNG files.
-* :mod:`rgrasp_viz.viz.dashboards` -- :func:`explore`, :func:`play`, :func:`compare`:
-  widgets, debounced re-solves and ``FigureWidget`` updates.
+* :func:`rgrasp_viz.viz.figures.export` -- figures to HTML or PNG files.
+* :mod:`rgrasp_viz.viz.dashboards` -- the widgets behind ``rv.explore``, ``rv.play`` and
+  ``rv.compare``: debounced re-solves and ``FigureWidget`` updates.
 * :func:`measured_threshold_cost` -- the cost of one hard thresholding on this machine, a
   cost model to pass as ``cost=`` to the thresholding figures.
 
@@ -16,21 +16,21 @@ first use.
 
 from __future__ import annotations
 
-from . import figures
-from ._cost import measured_threshold_cost as measured_threshold_cost
-from .figures import *  # noqa: F403 - figures.__all__ is the one list
+import importlib
 
-_DASHBOARDS = ("explore", "play", "compare", "Explorer", "Player", "Comparison", "Debouncer")
+from . import figures
+from ._animate import Animation
+from ._cost import measured_threshold_cost
 
 
 def __getattr__(name):
-    # dashboards pull in ipywidgets; load them only when asked for
-    if name in _DASHBOARDS:
-        from . import dashboards
-
-        return getattr(dashboards, name)
+    # the dashboards pull in ipywidgets; load them only when asked for
+    if name == "dashboards":
+        return importlib.import_module(".dashboards", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-# everything the figures module exports, plus the cost model and the lazily loaded dashboards
-__all__ = sorted([*figures.__all__, "compare", "explore", "measured_threshold_cost", "play"])
+# one public home per name: the figure builders are rgrasp_viz.viz.figures.*, the dashboards'
+# classes rgrasp_viz.viz.dashboards.*, and rv.explore / rv.play / rv.compare / rv.animate the
+# functions that open them
+__all__ = ["Animation", "figures", "measured_threshold_cost"]

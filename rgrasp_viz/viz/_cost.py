@@ -14,6 +14,8 @@ import time
 
 import numpy as np
 
+from .._kernels import hard_threshold, top_k
+
 __all__ = ["measured_threshold_cost"]
 
 
@@ -52,8 +54,6 @@ def _measured_seconds(p, k, in_kernel):
     package's public ``H_s``: ``rv.hard_threshold`` minus its Python-call overhead for
     thresholdings inside a compiled epoch, ``rv.top_k`` with its overhead for the closing
     ``H_s`` the solvers call from Python."""
-    from .._kernels import hard_threshold, top_k
-
     v = np.random.default_rng(0).standard_normal(max(int(p), 1))
     k = int(k)
     if in_kernel:

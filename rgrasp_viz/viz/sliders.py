@@ -24,8 +24,9 @@ import numbers
 import numpy as np
 
 from ..analysis import FStar, as_trace, estimate_fstar
-from ..solvers.registry import method_color, method_label
-from ..solvers.status import Status
+from ..solvers import cuts_per_epoch
+from ..solvers._registry import get_method, method_color, method_label
+from ..solvers._status import Status
 from .figures import convergence_spec
 from .figures._base import figure, spec
 
@@ -33,7 +34,7 @@ __all__ = ["CORRELATION_FLOOR", "SWEEP_PARAMETERS", "correlation_sweep_figure",
            "parameter_sweep_figure"]
 
 SWEEP_PARAMETERS = {
-    "m": "cuts H_|T| per epoch (SVRGSP+)",
+    "m": "SVRGSP+ cuts to |T| every ⌈J/m⌉ inner steps",
     "J": "inner steps per epoch",
     "eta": "step size η",
     "s": "sparsity level",
@@ -76,6 +77,20 @@ def _status_line(trace):
         status = str(code)
     passes = float(np.asarray(trace.passes, dtype=np.float64)[-1]) if len(trace) else 0.0
     return f"{status}, {trace.n_iter} iterations, {passes:.0f} passes"
+
+
+def _cuts_note(trace):
+    """`` (5 cuts per epoch)`` for a run of a method that uses ``m`` (SVRGSP+ in the paper's
+    reading), from :func:`~rgrasp_viz.cuts_per_epoch`; empty otherwise."""
+    meta = trace.meta
+    try:
+        uses_m = get_method(trace.method).uses_m
+    except (KeyError, ValueError):  # a method not registered in this session
+        return ""
+    if not uses_m or meta.get("inner") == "on_T" or not meta.get("J") or not meta.get("m"):
+        return ""
+    cuts = cuts_per_epoch(int(meta["J"]), int(meta["m"]))
+    return f" ({cuts} cut{'s' if cuts != 1 else ''} per epoch)"
 
 
 def _finite_range(arrays, log):
@@ -158,8 +173,8 @@ def parameter_sweep_figure(results, param, *, default=None, fstar=None, title=No
 
     def heading(k):
         mark = " (default)" if k == active else ""
-        return (f"{head}: {param} = {labels[k]}{mark} · {_status_line(traces[k])}"
-                f"<br><sup>{fs.source}</sup>")
+        return (f"{head}: {param} = {labels[k]}{mark}{_cuts_note(traces[k])} · "
+                f"{_status_line(traces[k])}<br><sup>{fs.source}</sup>")
 
     steps = []
     for k, sp in enumerate(specs):

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import rgrasp_viz as rv
-from rgrasp_viz.reproduce import condition_map as cm
-from rgrasp_viz.reproduce.command import add_parser
+from rgrasp_viz.reproduce import _condition_map as cm
+from rgrasp_viz.reproduce._command import add_parser
 
 
 def _rec(method, objective, passes=None, diverged=False):
@@ -214,7 +214,7 @@ def test_parallel_gives_the_serial_map(small_map, tmp_path):
 def test_the_command_passes_its_arguments_and_prints_the_winners(monkeypatch, capsys, tmp_path):
     import argparse
 
-    from rgrasp_viz.reproduce import command
+    from rgrasp_viz.reproduce import _command as command
 
     seen = {}
 

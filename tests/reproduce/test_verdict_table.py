@@ -1,20 +1,22 @@
-"""The claims table as HTML (rgrasp_viz.reproduce.verdict_table): one row per claim, a badge
-per verdict coloured by kind, per-seed badges, and every text escaped."""
+"""The claims table as HTML (rgrasp_viz.reproduce.claims_html, VerdictTable): one row per
+claim, a badge per verdict coloured by kind, per-seed badges, and every text escaped."""
 
 from __future__ import annotations
 
 import re
 
-from rgrasp_viz.reproduce.claims import (
+from rgrasp_viz.reproduce import (
+    BADGE_COLORS,
     CONTRADICTED,
     MIXED,
     NOT_SHOWN,
     SUPPORTED,
     TIE,
     VERDICTS,
+    VerdictTable,
+    claims_html,
     format_claims,
 )
-from rgrasp_viz.reproduce.verdict_table import BADGE_COLORS, VerdictTable, claims_html
 
 
 def _rows():

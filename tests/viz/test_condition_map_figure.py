@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from rgrasp_viz.solvers.registry import method_label
+from rgrasp_viz.solvers._registry import method_label
 from rgrasp_viz.viz.figures import condition_map, condition_map_spec
 
 

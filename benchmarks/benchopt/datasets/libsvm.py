@@ -14,12 +14,12 @@ class Dataset(BaseDataset):
     requirements = ["pip:scikit-learn"]  # and rgrasp_viz
 
     def get_data(self):
-        from rgrasp_viz import datasets
+        from rgrasp_viz import datasets, exceptions
         from rgrasp_viz.reproduce import S_REAL
 
         try:
             W, y = datasets.fetch(self.dataset, download=False, progress=False,
                                   return_X_y=True)
-        except datasets.DatasetUnavailableError as exc:
+        except exceptions.DatasetUnavailableError as exc:
             return dict(W=None, y=None, loss=self.loss, s=S_REAL, name=str(exc))
         return dict(W=W, y=y, loss=self.loss, s=min(S_REAL, W.shape[1]), name=self.dataset)

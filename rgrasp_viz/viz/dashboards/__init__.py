@@ -1,14 +1,17 @@
-"""Dashboards: :func:`explore`, :func:`play`, :func:`compare` (ipywidgets + plotly FigureWidget).
+"""Dashboards: :func:`explore`, :func:`play`, :func:`compare` (ipywidgets + figure widgets of
+our own).
 
 Each dashboard is an ``ipywidgets.VBox`` (it displays itself in Jupyter, JupyterLab and
-Voila) with its widgets, its ``FigureWidget``\\ s and its last result as attributes, so
-notebooks and tests can drive it from Python.
+Voila) with its widgets, its figures (:class:`~._figure.Figure`, an anywidget drawn with
+plotly.js's public API) and its last result as attributes, so notebooks and tests can drive
+it from Python.
 
 Rules followed everywhere:
 
-* every ``FigureWidget`` is built with its full data and layout in the constructor, and later
+* every figure is built with its full data and layout in the constructor, and later
   changes go through :func:`update_figure` (one message per figure and change);
-* animation uses an ipywidgets ``Play`` linked to a slider, never plotly frames;
+* a replay is played by the page (:class:`~._figure.Replay`): frames computed once in
+  Python, shipped once as binary buffers, stepped by the page; never plotly frames;
 * figures come from the pure builders of :mod:`rgrasp_viz.viz.figures`, numbers from
   :mod:`rgrasp_viz.analysis`; solving goes through :func:`rgrasp_viz.solve` (no kernel is
   touched here).
@@ -21,6 +24,7 @@ module             job
 ``explorer``       :func:`explore`, :class:`Explorer`
 ``player``         :func:`play`, :class:`Player`
 ``comparison``     :func:`compare`, :class:`Comparison`
+``_figure``        :class:`Figure` and :class:`Replay` (``figure.js``, ``replay.js``)
 ``_widgets``       figure widgets and their updates, status lines
 =================  ===============================================================
 """
@@ -28,11 +32,11 @@ module             job
 from __future__ import annotations
 
 from ...analysis import replay_frames
+from ._comparison import Comparison, compare
+from ._debounce import Debouncer
+from ._explorer import Explorer, explore
+from ._player import Player, play
 from ._widgets import update_figure
-from .comparison import Comparison, compare
-from .debounce import Debouncer
-from .explorer import Explorer, explore
-from .player import Player, play
 
 __all__ = ["Comparison", "Debouncer", "Explorer", "Player", "compare", "explore", "play",
            "replay_frames", "update_figure"]

@@ -2,67 +2,25 @@
 
 from __future__ import annotations
 
-import contextlib
-
-from plotly.basedatatypes import Undefined as _UNDEFINED
-
 from ..figures import TEMPLATE
 from ..figures._base import esc  # noqa: F401 - the one escaping helper, for the dashboards
-from ._figurewidget import LiveFigure
+from ._figure import Figure, Replay, encode_frames
 
 
 def figure_widget(spec):
-    """A :class:`LiveFigure` holding the full data and layout of ``spec`` from the start."""
-    return LiveFigure(spec)
+    """A :class:`~._figure.Figure` showing ``spec`` from the start."""
+    return Figure(spec)
 
 
-def update_figure(fw, spec):
-    """Make ``fw`` show ``spec`` (a builder's ``*_spec`` output) with one message.
-
-    When the traces keep their number and types (the usual case: builders emit a fixed
-    structure), every trace property and layout entry of ``spec`` is applied to the Python
-    figure as one ``plotly_update``, without per-property validation (the specs come from the
-    builders, whose output is validated whenever a ``go.Figure`` is made from them).
-    Otherwise the traces are replaced.  A :class:`LiveFigure` then sends the changed traces
-    and layout whole, once, and the page redraws them with ``Plotly.react``.
-
-    Parameters
-    ----------
-    fw : plotly.graph_objects.FigureWidget
-    spec : dict
-        ``{"data": [trace dicts], "layout": {...}}``.
-    """
-    data, layout = spec["data"], spec["layout"]
-    relayout = {k: v for k, v in layout.items() if k != "template"}
-    same = len(fw.data) == len(data) and all(
-        t.type == d.get("type", "scatter") for t, d in zip(fw.data, data, strict=True))
-    hold = fw.hold() if isinstance(fw, LiveFigure) else contextlib.nullcontext()
-    with hold:
-        if not same or any(k not in fw.layout for k in relayout):
-            # new structure (e.g. the first run to show): validated assignments
-            if not same:
-                fw.data = ()
-                fw.add_traces(data)
-            with fw.batch_update():
-                for key, val in relayout.items():
-                    fw.layout[key] = val
-            return
-        keys = []
-        for d in data:
-            keys += [k for k in d if k != "type" and k not in keys]
-        restyle = {k: [d.get(k, _UNDEFINED) for d in data] for k in keys}
-        resized = {k: relayout.pop(k) for k in _LAYOUT_ARRAYS
-                   if k in relayout and len(relayout[k] or ()) != len(fw._layout.get(k) or ())}
-        with fw.batch_update():
-            fw.plotly_update(restyle_data=restyle, relayout_data=relayout,
-                             trace_indexes=list(range(len(data))))
-            for key, val in resized.items():
-                # plotly.py keeps its objects for annotations, shapes ... per index: a list
-                # that grows or shrinks is assigned (validated), or fw.layout goes stale
-                fw.layout[key] = val
+def update_figure(fw, spec, caption=None):
+    """Make ``fw`` (a :class:`~._figure.Figure`) show ``spec`` (a builder's ``*_spec``
+    output) with one message; ``caption`` (HTML), if given, is drawn with it."""
+    fw.show(spec, caption=caption)
 
 
-_LAYOUT_ARRAYS = ("annotations", "shapes", "images")
+MAX_MARKS = 400
+"""Marks per lane of the dashboards' thresholding timelines: SVRGHT's comb of 28,000 marks is
+denser than the pixels it is drawn on (the timeline's title says how many are drawn)."""
 
 
 def empty_spec(title="no run to show yet", height=300):
@@ -85,53 +43,25 @@ def status_box(text, kind):
 # -- replays: a Play widget, a slider and figures that draw their frames in the page ---------
 
 
-def from_page(widget, name="value"):
-    """Whether the change of ``widget.name`` being handled came from the page (ipywidgets
-    locks a property while it applies the page's value), not from Python."""
-    return name in getattr(widget, "_property_lock", {})
+def replay_control(n, interval, description, value=0, readouts=None):
+    """The :class:`~._figure.Replay` of a dashboard: ``n`` positions."""
+    return Replay(max=int(n) - 1, value=int(value), interval=int(interval),
+                  description=description, readouts=list(readouts or []))
 
 
-def link_replay(play, slider, on_index):
-    """Wire a replay: ``play`` drives ``slider`` in the page (``jslink``: no round trip
-    through the kernel while playing) and in Python for changes made from Python; figures
-    follow ``slider`` (:meth:`LiveFigure.set_frames` with ``driver=slider``).
-
-    Parameters
-    ----------
-    play : ipywidgets.Play
-    slider : ipywidgets.IntSlider
-    on_index : callable
-        ``on_index(i)`` after every change of the slider (e.g. a text label).
-
-    Returns
-    -------
-    ipywidgets.Link
-        The page-side link (keep it: it lives as long as the dashboard).
-    """
-    import ipywidgets as widgets
-
-    link = widgets.jslink((play, "value"), (slider, "value"))
-
-    def play_changed(change):
-        if not from_page(play):  # the page's link did this already
-            slider.value = change["new"]
-
-    def slider_changed(change):
-        if not from_page(slider) and play.value != change["new"]:
-            play.value = change["new"]
-        on_index(int(change["new"]))
-
-    play.observe(play_changed, names="value")
-    slider.observe(slider_changed, names="value")
-    return link
+def play_frames(fw, replay, make, key=None):
+    """Compute the frames of ``fw`` for every position of ``replay`` once
+    (:func:`~._figure.encode_frames`) and let the page step them."""
+    fw.set_frames(encode_frames(replay.max + 1, make, key=key), replay)
 
 
-PLAY_INTERVAL = 50
-"""Milliseconds between two ticks of a replay's Play widget (20 ticks per second)."""
+PLAY_INTERVAL = 40
+"""Milliseconds per position of a playing replay (25 positions per second when the page keeps
+up; it skips positions rather than fall behind)."""
 
 
 def spec_patch(spec, layout_keys=("title", "meta")):
-    """A frame patch (:meth:`LiveFigure.set_frames`) from a builder's spec: every trace, and
+    """A frame patch (:func:`~._figure.encode_frames`) from a builder's spec: every trace, and
     the layout entries that change from frame to frame."""
     layout = spec["layout"]
     return {"data": dict(enumerate(spec["data"])),
@@ -173,7 +103,7 @@ def check_options(*, debounce=None, max_rows=None, n_ticks=None, interval=None):
     TypeError, ValueError
         Naming the option.
     """
-    from ...solvers.params import _check_int, _check_nonneg
+    from ...solvers._params import _check_int, _check_nonneg
 
     out = {}
     if debounce is not None:
@@ -190,16 +120,24 @@ def check_options(*, debounce=None, max_rows=None, n_ticks=None, interval=None):
     return out
 
 
-def status_kind(status):
-    """The colour of a run's status line: ``"ok"`` (green) for CONVERGED only, ``"error"``
-    for DIVERGED, ``"warn"`` for every other way a run stops (MAX_ITER, MAX_PASSES,
-    STALLED, NO_PROGRESS, CALLBACK: it did not converge)."""
-    from ...solvers.status import Status
+def status_kind(run):
+    """The colour of a run's status line (:func:`rgrasp_viz.analysis.status_kind`):
+    ``"ok"`` (green) for CONVERGED only, and only when the estimate is not poor (a run, not a
+    bare status, is needed for that: pass the result), ``"error"`` for DIVERGED, ``"warn"``
+    for every other way a run stops (MAX_ITER, MAX_PASSES, STALLED, NO_PROGRESS,
+    HT_FIXED_POINT, CALLBACK: it did not converge) and for a CONVERGED poor estimate
+    (:func:`status_note` says why)."""
+    from ...analysis import status_kind as kind_of
 
-    status = Status(int(status))
-    if status is Status.CONVERGED:
-        return "ok"
-    return "error" if status is Status.DIVERGED else "warn"
+    return kind_of(run).kind
+
+
+def status_note(run):
+    """Why a CONVERGED run is not shown green (a poor estimate), as plain text; empty
+    otherwise (escape it before it reaches HTML)."""
+    from ...analysis import status_kind as kind_of
+
+    return kind_of(run).note
 
 
 REFERENCES = ("exact", None)

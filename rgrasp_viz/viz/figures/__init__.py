@@ -2,7 +2,7 @@
 
 Nothing here runs a solver, times anything, solves a sub-problem or starts a browser: the
 numbers come from :mod:`rgrasp_viz.analysis`, files are written by
-:mod:`rgrasp_viz.viz.export` (both re-exported here for convenience).  Every builder accepts
+:mod:`rgrasp_viz.viz._export` (both re-exported here for convenience).  Every builder accepts
 a :class:`~rgrasp_viz.Trace` or anything with a ``.trace`` attribute (a
 :class:`~rgrasp_viz.SolveResult`) and returns a fresh ``plotly.graph_objects.Figure`` whose
 traces carry a ``meta`` dict (``{"role": ..., "method": ...}``) so that dashboards and tests
@@ -12,7 +12,7 @@ The number of plotly traces a builder emits depends only on the number of runs p
 never on the method or the data (empty traces are kept), so a dashboard can update a
 ``FigureWidget`` in place when a slider changes.
 
-Labels and colours come from the method registry (:mod:`rgrasp_viz.solvers.registry`).
+Labels and colours come from the method registry (:mod:`rgrasp_viz.solvers._registry`).
 
 =====================  ==============================================================
 module                 figures
@@ -30,7 +30,9 @@ module                 figures
 
 from __future__ import annotations
 
-from ...analysis import (
+# numbers and labels the builders share, kept here for the dashboards' ``F.x`` shorthand;
+# their public home is rgrasp_viz.analysis / rgrasp_viz.solvers
+from ...analysis import (  # noqa: F401
                          SLACK_MAX_CELLS,
                          checkpoint_positions,
                          estimate_fstar,
@@ -41,13 +43,18 @@ from ...analysis import (
                          slack_ratios,
                          snapshot,
                          threshold_share,
-                         trace_label,
 )
-from ...solvers.registry import method_color, method_label
-from ..export import export, find_chromium
+from ...solvers._registry import method_color, method_label  # noqa: F401
+from .._export import export, find_chromium
 from ._base import TEMPLATE, esc
 from ._condition_map import condition_map, condition_map_spec
-from ._convergence import DIVERGED_CUT, convergence, convergence_spec
+from ._convergence import (
+    DIVERGED_CUT,
+    GAP_FLOOR_RTOL,
+    convergence,
+    convergence_spec,
+    gap_floor,
+)
 from ._moments import (
     coefficient_range,
     coefficients,
@@ -69,11 +76,10 @@ from ._thresholding import threshold_timeline, threshold_timeline_spec
 
 __all__ = [
     "DIVERGED_CUT",
+    "GAP_FLOOR_RTOL",
     "RASTER_CATEGORIES",
     "ROW_PX",
-    "SLACK_MAX_CELLS",
     "TEMPLATE",
-    "checkpoint_positions",
     "coefficient_range",
     "coefficients",
     "coefficients_spec",
@@ -82,29 +88,19 @@ __all__ = [
     "convergence",
     "convergence_spec",
     "esc",
-    "estimate_fstar",
-    "event_positions",
     "export",
     "find_chromium",
-    "method_color",
-    "method_label",
+    "gap_floor",
     "progress",
     "progress_spec",
     "raster_cursor",
-    "raster_matrix",
-    "raster_rows",
-    "run_labels",
     "slack_descent",
     "slack_descent_spec",
-    "slack_ratios",
-    "snapshot",
     "step_sensitivity",
     "step_sensitivity_spec",
     "support_raster",
     "support_raster_spec",
-    "threshold_share",
     "threshold_timeline",
     "threshold_timeline_spec",
-    "trace_label",
     "with_cursor",
 ]

@@ -7,6 +7,9 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
+from ...analysis import identical_runs
+from ...solvers import run_label
+
 _GRID = "#E5ECF6"
 TEMPLATE = {
     "layout": {
@@ -110,12 +113,10 @@ def run_styles(traces, labels, base_colors):
     groups : list of list of int
         The identical groups (indices).
     """
-    from ...analysis import identical_runs, trace_label
-
     styles = [{"color": c, "dash": "solid", "width": 2} for c in base_colors]
     by_method = {}
     for i, t in enumerate(traces):
-        by_method.setdefault(trace_label(t), []).append(i)
+        by_method.setdefault(run_label(t), []).append(i)
     for members in by_method.values():
         if len(members) < 2:
             continue

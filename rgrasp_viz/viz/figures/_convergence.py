@@ -15,7 +15,7 @@ from ...analysis import (
     run_labels,
     x_values,
 )
-from ...solvers.registry import method_color
+from ...solvers._registry import method_color
 from ._base import LEGEND, esc, figure, finite_or_nan, run_styles, spec, tr
 
 XLABEL = {"passes": "effective passes", "time": "solver time [s]",
@@ -27,6 +27,26 @@ run would otherwise stretch the log axis over hundreds of decades): a diverged r
 ends at the cut with a ▲, runs that did not diverge are not drawn above it."""
 
 _DIVERGED = 2  # Status.DIVERGED (the figures read traces, not the solver)
+
+GAP_FLOOR_RTOL = 1e-6
+"""Objective gaps below this fraction of the initial gap ``F(x⁰) − F*`` are drawn at that floor
+(a dotted, labelled line), not below it or dropped: when ``F*`` is a run's own limit (the
+lowest ``F`` of the runs shown, or an exact fit on the support a run converges to), the last
+gaps measure the run against its own end and dive toward 0 (a gap of 0, the point defining
+``F*``, has no place on a log axis).  Below every level the speed targets use (1e-3 .. 1e-5 of
+the initial gap), so no target crossing is hidden."""
+
+
+def gap_floor(traces, fstar):
+    """The floor of the objective gaps of one view: :data:`GAP_FLOOR_RTOL` times the largest
+    initial gap ``F(x⁰) − F*`` of ``traces`` (NaN when there is none)."""
+    starts = []
+    for t in traces:
+        f = np.asarray(t.objective, dtype=np.float64)
+        if len(f) and math.isfinite(f[0]):
+            starts.append(float(f[0]) - float(fstar))
+    starts = [g for g in starts if g > 0]
+    return GAP_FLOOR_RTOL * max(starts) if starts else math.nan
 
 
 def _diverged(trace):
@@ -84,6 +104,9 @@ def convergence_spec(traces, x="passes", y="both", fstar=None, xscale="auto"):
     flags, best = final_support_differences(traces)
     styles, notes, groups = run_styles(traces, labels, [method_color(t.method) for t in traces])
     panels = ["gap", "rel_error"] if y == "both" else [y]
+    floor = gap_floor(traces, fs.value) if "gap" in panels and math.isfinite(fs.value) \
+        else math.nan
+    floored_runs = []
     data = []
     differs = []
     diverged = []
@@ -98,14 +121,21 @@ def convergence_spec(traces, x="passes", y="both", fstar=None, xscale="auto"):
         if flag is not None:
             differs.append({"run": raw_labels[k], "n_differ": flag,
                             "best": raw_labels[best]})
+        # the trace's own values: on a log axis plotly leaves out x = 0 (the starting point)
         xs = x_values(run, x).copy()
-        if scale == "log":
-            xs[xs <= 0] = np.nan  # a log axis has no 0 (the starting point)
         for p, panel in enumerate(panels):
+            n_floored = 0
             if panel == "gap":
                 vals = fs.gap(finite_or_nan(run.objective)) if math.isfinite(fs.value) else \
                     np.full(len(run), np.nan)
                 raw = fs.gap(np.asarray(run.objective, dtype=np.float64))
+                if math.isfinite(floor):
+                    for arr in (vals, raw):
+                        low = np.isfinite(arr) & (arr < floor)
+                        arr[low] = floor
+                    n_floored = int(np.count_nonzero(raw == floor))
+                    if n_floored:
+                        floored_runs.append(raw_labels[k])
             else:
                 vals = finite_or_nan(run.rel_error)
                 raw = np.asarray(run.rel_error, dtype=np.float64)
@@ -132,7 +162,7 @@ def convergence_spec(traces, x="passes", y="both", fstar=None, xscale="auto"):
                 hovertemplate=f"{lab}<br>{XLABEL[x]} %{{x:.4g}}<br>{panel} %{{y:.3e}}"
                               "<extra></extra>",
                 meta={"role": panel, "method": run.method, "run": k, "diverged": bad,
-                      "clipped_at": clipped}))
+                      "clipped_at": clipped, "floored": n_floored}))
     ytitle = {"gap": "F(x) − F*", "rel_error": "‖x − x*‖ / ‖x*‖"}
     xtitle = XLABEL[x] + (" (log scale)" if scale == "log" else "")
     if differs:
@@ -141,6 +171,12 @@ def convergence_spec(traces, x="passes", y="both", fstar=None, xscale="auto"):
     if diverged:
         notes.append(f"{esc(', '.join(diverged))}: diverged (dotted; ▲ where it leaves the "
                      "plot)")
+    if floored_runs:
+        why = ("F* is reached" if fs.origin != "runs" else
+               "F* is the lowest F of the run shown" if len(traces) == 1 else
+               "F* is the lowest F of the runs shown")
+        notes.append(f"floor {floor:.2g} = {GAP_FLOOR_RTOL:g} × (F(x⁰) − F*): smaller gaps "
+                     f"drawn at it ({why})")
     layout = {
         "title": {"text": f"Convergence<br><sup>{esc(fs.source)}</sup>", "x": 0.02},
         "height": 380 + 18 * max(len(notes) - 1, 0),
@@ -150,7 +186,9 @@ def convergence_spec(traces, x="passes", y="both", fstar=None, xscale="auto"):
         "meta": {"fstar": fs.value, "fstar_source": fs.source, "fstar_origin": fs.origin,
                  "support_differs": differs, "identical": [[raw_labels[i] for i in g]
                                                            for g in groups],
-                 "diverged": diverged, "x": x, "y": y, "xscale": scale},
+                 "diverged": diverged, "x": x, "y": y, "xscale": scale,
+                 "gap_floor": floor if math.isfinite(floor) else None,
+                 "floored": floored_runs},
     }
     xa = {"title": {"text": xtitle}, "type": scale}
     if len(panels) == 2:
@@ -177,6 +215,10 @@ def convergence_spec(traces, x="passes", y="both", fstar=None, xscale="auto"):
                             "xref": "paper", "yref": "paper", "x": 1, "y": 0.5,
                             "showarrow": False, "xanchor": "right"})
     layout["annotations"] = annotations
+    if floored_runs:  # the floor, drawn across the gap panel
+        layout["shapes"] = [{"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y",
+                             "y0": floor, "y1": floor, "layer": "below",
+                             "line": {"color": "#888888", "width": 1, "dash": "dot"}}]
     return spec(data, layout)
 
 
@@ -216,8 +258,12 @@ def convergence(traces, x="passes", y="both", fstar=None, xscale="auto"):
 
     Notes
     -----
-    Gaps ``<= 0`` (the point that defines ``F*``) are not drawn (NaN in the data), nor values
-    above ``DIVERGED_CUT`` times the starting value, except the point where a diverged run
-    leaves the plot.
+    Gaps below ``GAP_FLOOR_RTOL`` times the largest initial gap ``F(x⁰) − F*`` (the point that
+    defines ``F*`` included) are drawn at that floor, a dotted line named in a note
+    (``fig.layout.meta["gap_floor"]``; each curve's ``meta["floored"]`` counts its points
+    there): a run whose ``F*`` is its own limit never loses its last point nor dives toward
+    0.  Values above ``DIVERGED_CUT`` times the starting value are not drawn, except the point
+    where a diverged run leaves the plot.  The ``x`` values are the trace's own; on a log
+    time axis the starting point (``x = 0``) is not drawn.
     """
     return figure(convergence_spec(traces, x=x, y=y, fstar=fstar, xscale=xscale))

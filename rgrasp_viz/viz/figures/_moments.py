@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...analysis import as_trace, checkpoint_positions, snapshot, trace_label
-from ...solvers.registry import method_color
+from ...analysis import as_trace, checkpoint_positions, snapshot
+from ...solvers import run_label
+from ...solvers._registry import method_color
 from ._base import LEGEND, esc, figure, finite_or_nan, spec, tr
 
 
@@ -89,7 +90,7 @@ def coefficients_spec(trace, t=-1, step=None, ymax=None):
     if ymax is not None:
         yaxis = {"title": {"text": "|x_j|"}, "range": [0, 1.08 * float(ymax)]}
     return spec(data, dict(
-        title={"text": f"{esc(trace_label(trace))}: |x| at {where}<br><sup>"
+        title={"text": f"{esc(run_label(trace))}: |x| at {where}<br><sup>"
                        f"{len(nz)} nonzeros, s={s} kept above {tau:.3g}, |Z|={len(Z)}</sup>",
                "x": 0.02},
         height=340, margin={"l": 60, "r": 20, "t": 70, "b": 90}, autosize=True,
@@ -172,7 +173,7 @@ def progress_spec(trace, t=-1, step=None):
     where = f"iteration {t}" if step is None else f"iteration {t}, inner step {step}"
     now = f"F = {y[-1]:.4e}" if len(y) and np.isfinite(y[-1]) else "F not recorded here"
     return spec(data, dict(
-        title={"text": f"{esc(trace_label(trace))}: objective so far<br><sup>{where}: "
+        title={"text": f"{esc(run_label(trace))}: objective so far<br><sup>{where}: "
                        f"{now}</sup>", "x": 0.02},
         height=300, margin={"l": 60, "r": 20, "t": 70, "b": 50}, showlegend=False,
         xaxis={"title": {"text": "effective passes"},

@@ -6,7 +6,8 @@ import html
 
 import numpy as np
 
-from ...analysis import as_trace, raster_matrix, raster_rows, support_changes, trace_label
+from ...analysis import as_trace, raster_matrix, raster_rows, support_changes
+from ...solvers import run_label
 from ._base import LEGEND_TOP, esc, figure, spec, tr
 
 RASTER_CATEGORIES = (
@@ -120,7 +121,7 @@ def support_raster_spec(trace, max_rows=MAX_ROWS, cursor=None):
         shapes.append(raster_cursor(cursor))
     note = f"; {hidden} more coordinates not shown" if hidden else ""
     return spec(data, dict(
-        title={"text": f"Support of {esc(trace_label(trace))} — true support (★) on "
+        title={"text": f"Support of {esc(run_label(trace))} — true support (★) on "
                        f"top<br><sup>{len(rows)} coordinates{note}</sup>", "x": 0.02},
         height=max(320, 160 + ROW_PX * len(rows)),
         margin={"l": 60, "r": 20, "t": 70, "b": 90},

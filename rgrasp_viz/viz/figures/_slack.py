@@ -6,8 +6,9 @@ import math
 
 import numpy as np
 
-from ...analysis import SLACK_MAX_CELLS, as_trace, slack_ratios, trace_label
-from ...solvers.registry import method_color
+from ...analysis import SLACK_MAX_CELLS, as_trace, slack_ratios
+from ...solvers import run_label
+from ...solvers._registry import method_color
 from ._base import LEGEND, esc, figure, spec, tr
 
 
@@ -56,7 +57,7 @@ def slack_descent_spec(trace, problem=None, c1=0.5, max_cells=SLACK_MAX_CELLS, *
     ]
     pct = "n/a" if math.isnan(ok) else f"{100 * ok:.0f}%"
     return spec(data, dict(
-        title={"text": f"Slack descent condition, {esc(trace_label(trace))}<br><sup>"
+        title={"text": f"Slack descent condition, {esc(run_label(trace))}<br><sup>"
                        f"ratio ≤ c1 in {pct} of iterations; b̂ = exact least squares on T"
                        "</sup>", "x": 0.02},
         height=340, margin={"l": 60, "r": 20, "t": 70, "b": 90},

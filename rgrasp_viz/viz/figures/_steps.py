@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ...solvers.registry import method_color
+from ...solvers._registry import method_color
 from ._base import LEGEND, esc, figure, spec, tr
 
 
@@ -26,7 +26,10 @@ def step_sensitivity_spec(sensitivity):
     # runs that never reach the target (or diverge) are drawn on a row above every value
     top = max(shown + ([budget] if budget else [])) * 1.15 if shown or budget else 1.0
     data = []
-    for key, m in methods.items():
+    for row, (key, m) in enumerate(methods.items()):
+        # each method's misses on its own row above the lines, so that they do not hide
+        # each other
+        miss_y = top * (1 + 0.06 * row)
         method = key.split("|")[0]
         color = method_color(method)
         label = esc(m.get("label", key))
@@ -41,7 +44,7 @@ def step_sensitivity_spec(sensitivity):
         miss_x = [x for x, p in zip(f, m["passes"], strict=True) if p is None]
         miss_text = ["diverged" if dv else "never" for p, dv in
                      zip(m["passes"], diverged, strict=True) if p is None]
-        data.append(tr("scatter", x=miss_x, y=[top] * len(miss_x), mode="markers",
+        data.append(tr("scatter", x=miss_x, y=[miss_y] * len(miss_x), mode="markers",
                        name=f"{label}: never / diverged", showlegend=False,
                        marker={"color": color, "symbol": "x", "size": 9},
                        customdata=miss_text,
@@ -50,7 +53,8 @@ def step_sensitivity_spec(sensitivity):
                        meta={"role": "missed", "method": key}))
         chosen = m.get("chosen")
         cy = [p for x, p in zip(f, passes, strict=True) if chosen is not None and x == chosen]
-        cy = [top if (not cy or math.isnan(cy[0])) else cy[0]] if chosen is not None else []
+        cy = [miss_y if (not cy or math.isnan(cy[0])) else cy[0]] if chosen is not None \
+            else []
         data.append(tr("scatter", x=[chosen] if chosen is not None else [], y=cy,
                        mode="markers", name=f"{label}: chosen", showlegend=False,
                        marker={"color": color, "symbol": "star", "size": 15,
@@ -86,7 +90,7 @@ def step_sensitivity(sensitivity):
     -------
     plotly.graph_objects.Figure
         Per method three traces (``meta["role"]``: ``"passes"``, the line; ``"missed"``,
-        crosses on a row above the lines at the factors that never reach the target or
-        diverge; ``"chosen"``, a star at the chosen factor), log factor axis.
+        crosses on a row of its own above the lines at the factors that never reach the
+        target or diverge; ``"chosen"``, a star at the chosen factor), log factor axis.
     """
     return figure(step_sensitivity_spec(sensitivity))

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ...analysis import as_traces, event_positions, iteration_positions, run_labels, threshold_share
-from ...solvers.registry import method_color
+from ...solvers._registry import method_color
 from ._base import LEGEND, esc, figure, short, spec, tr
 
 _MAX_COUNT_POINTS = 2000
@@ -79,46 +79,49 @@ def threshold_timeline_spec(traces, x="passes", cost=None, max_marks=None):
             hovertemplate=f"{lab}<br>%{{y:,}} thresholdings by %{{x:.4g}}<extra></extra>",
             meta={"role": "counts", "method": run.method, "run": lane}))
         shares.append(threshold_share(run, cost))
-    share_pct = [100 * s["share"] if math.isfinite(s["share"]) else 0.0 for s in shares]
-    # short texts only: the counts sit under each lane's name (tick labels get the margin
-    # they need), the bar carries its percentage -- nothing runs off the figure
-    text = [f"≈{100 * s['share']:.0f}%" if math.isfinite(s["share"]) else "n/a"
-            for s in shares]
+    estimated = [s for s in shares if s["per_op"]]
     counts = [f"{s['count']:,} H · {1e3 * s['solver_time']:.0f} ms" for s in shares]
-    data.append(tr(
-        "bar",
-        x=share_pct, y=lanes, orientation="h", xaxis="x3", yaxis="y3",
-        marker={"color": [method_color(t.method) for t in traces]}, text=text,
-        customdata=counts, textposition="outside", cliponaxis=False, showlegend=False,
-        hovertemplate="%{customdata} · %{text}<extra>estimated share of solver time"
-                      "</extra>",
-        meta={"role": "share", "methods": [t.method for t in traces]}))
+    if estimated:  # no empty "% of time" panel when nothing was estimated
+        share_pct = [100 * s["share"] if math.isfinite(s["share"]) else 0.0 for s in shares]
+        # short texts only: the counts sit under each lane's name (tick labels get the
+        # margin they need), the bar carries its percentage -- nothing runs off the figure
+        text = [f"≈{100 * s['share']:.0f}%" if math.isfinite(s["share"]) else "n/a"
+                for s in shares]
+        data.append(tr(
+            "bar",
+            x=share_pct, y=lanes, orientation="h", xaxis="x3", yaxis="y3",
+            marker={"color": [method_color(t.method) for t in traces]}, text=text,
+            customdata=counts, textposition="outside", cliponaxis=False, showlegend=False,
+            hovertemplate="%{customdata} · %{text}<extra>estimated share of solver time"
+                          "</extra>",
+            meta={"role": "share", "methods": [t.method for t in traces]}))
     axis_x = "effective passes" if x == "passes" else "inner steps"
     lane_axis = {"tickvals": lanes, "range": [len(lanes) - 0.4, -0.6],
                  "showgrid": False, "zeroline": False}
     ticktext = [f"{lab}<br><span style='font-size:10px'>{c}</span>"
                 for lab, c in zip(labels, counts, strict=True)]
-    estimated = [s for s in shares if s["per_op"]]
     src = ("share of solver time not estimated (no cost model given)" if not estimated
            else "share of solver time estimated: count × time of one H "
                 + ("measured on this machine" if all("measured" in s["source"]
                                                     for s in estimated) else "(given)"))
     sub = src if not thinned else f"{src}; " + "; ".join(thinned)
+    right = 0.74 if estimated else 1.0
+    share_axes = {} if not estimated else {
+        "xaxis3": {"domain": [0.8, 1], "anchor": "y3", "range": [0, 125],
+                   "tickvals": [0, 50, 100], "title": {"text": "% of time (est.)"}},
+        "yaxis3": {"domain": [0.45, 1], "anchor": "x3", **lane_axis, "showticklabels": False}}
     return spec(data, dict(
         title={"text": "Hard thresholding: when, how often, at what cost"
                        f"<br><sup>{short(sub, 200)}</sup>", "x": 0.02},
         height=300 + 60 * len(traces),
         autosize=True,
         margin={"l": 90, "r": 40, "t": 70, "b": 90},
-        xaxis={"domain": [0, 0.74], "anchor": "y", "matches": "x2", "showticklabels": False},
+        xaxis={"domain": [0, right], "anchor": "y", "matches": "x2", "showticklabels": False},
         yaxis={"domain": [0.45, 1], **lane_axis, "ticktext": ticktext},
-        xaxis2={"domain": [0, 0.74], "anchor": "y2", "title": {"text": axis_x}},
+        xaxis2={"domain": [0, right], "anchor": "y2", "title": {"text": axis_x}},
         yaxis2={"domain": [0, 0.38], "type": "log", "title": {"text": "count so far"},
                 "exponentformat": "power"},
-        xaxis3={"domain": [0.8, 1], "anchor": "y3", "range": [0, 125],
-                "tickvals": [0, 50, 100],
-                "title": {"text": "% of time (est.)" if estimated else "% of time: not estimated"}},
-        yaxis3={"domain": [0.45, 1], "anchor": "x3", **lane_axis, "showticklabels": False},
+        **share_axes,
         legend=LEGEND,
         # None, not NaN, where nothing was estimated: the layout travels to the page as JSON
         meta={"share_source": src,
@@ -159,8 +162,9 @@ def threshold_timeline(traces, x="passes", cost=None, max_marks=None):
         Top left: one lane per run; every mark is a short vertical segment (a line trace
         with NaN gaps, ``meta["role"]`` ``"marks"``, ``meta["kind"]`` ``"inner"`` /
         ``"outer"``, ``meta["count"]`` thresholdings, ``meta["drawn"]`` marks drawn).
-        Bottom left: running counts (``"counts"``, ending at ``n_thresholds[-1]``).  Right:
-        the estimated share of solver time (``"share"`` bars).  ``fig.layout.meta["share"]``
+        Bottom left: running counts (``"counts"``, ending at ``n_thresholds[-1]``).  Right,
+        only when a cost model estimated it: the share of solver time (``"share"`` bars; no
+        empty panel otherwise, the lanes then span the width).  ``fig.layout.meta["share"]``
         holds the :func:`~rgrasp_viz.analysis.threshold_share` dicts.
     """
     return figure(threshold_timeline_spec(traces, x=x, cost=cost, max_marks=max_marks))

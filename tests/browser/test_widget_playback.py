@@ -1,0 +1,285 @@
+"""The dashboards' figure widget in a real page (Voila, Chromium): every figure keeps its height
+and its data through the changes a learner makes, a replay plays, stops and seeks in the page,
+and picking SVRGHT in the app ends with its status line done and its figures drawn.
+
+What is asserted is drawn content (``gd.data``, ``gd._fullLayout``, the replay position each
+figure shows) and liveness (something moved within a generous bound), never a rate or a
+duration: speed is measured by ``benchmarks/bench_playback.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+import test_browser as tb
+from test_browser import (
+    REDRAW_TIMEOUT,
+    RENDER_TIMEOUT,
+    Server,
+    _bin,
+    _free_port,
+    _jupyter_env,
+    _notebook,
+    _shot,
+    slider,
+    status,
+    visible_errors,
+)
+
+# the browser tests' fixtures: one Chromium, a fresh page per test, Voila on the app
+app_notebook, browser, page, voila = tb.app_notebook, tb.browser, tb.page, tb.voila
+
+pytestmark = pytest.mark.browser
+
+CELLS = {
+    "compare_m": '''import rgrasp_viz as rv
+
+cmp = rv.compare(rv.make_regression("classroom", random_state=0),
+                 methods=["svrght", "svrgsp", "svrgsp+"], s=24)
+cmp''',
+    "player": '''import rgrasp_viz as rv
+
+res = rv.solve(rv.make_regression("classroom", random_state=0), "svrgsp+",
+               record_iterates=True, random_state=0, warn=False)
+pl = rv.play(res)
+pl''',
+}
+ROOT_CLASS = {"compare_m": "rgrasp-compare", "player": "rgrasp-play"}
+
+# Every figure of a dashboard as drawn: its box and plotly.js's height, its traces and points,
+# the replay position it shows; and the replay control's position.
+DRAWN_JS = """
+(cls) => {
+  const root = document.querySelector('.' + cls);
+  if (!root) return null;
+  const count = (v) => (v && v.length !== undefined ? v.length : 0);
+  const control = root.querySelector('.rgrasp-replay');
+  return {
+    index: control ? Number(control.dataset.rgraspIndex) : null,
+    playing: control ? control.dataset.rgraspPlaying === '1' : null,
+    figures: [...root.querySelectorAll('.js-plotly-plot')].map((gd) => ({
+      box: gd.getBoundingClientRect().height,
+      layout: gd._fullLayout ? gd._fullLayout.height : 0,
+      traces: (gd.data || []).length,
+      points: (gd.data || []).reduce((n, t) => n + Math.max(count(t.x), count(t.y),
+                                                              count(t.z)), 0),
+      frame: gd.dataset.rgraspFrame === undefined ? null : Number(gd.dataset.rgraspFrame),
+      title: gd._fullLayout && gd._fullLayout.title ? String(gd._fullLayout.title.text) : '',
+    })),
+    status: [...root.querySelectorAll('.rgrasp-status')].map((e) => e.innerText).join(' | '),
+    busy: !!root.querySelector('.rgrasp-status.rgrasp-busy'),
+  };
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def widget_notebooks(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("widget-notebooks")
+    for name, code in CELLS.items():
+        (folder / f"{name}.ipynb").write_text(json.dumps(_notebook(code), indent=1))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def voila_widgets(widget_notebooks, tmp_path_factory, chromium_path):
+    home = tmp_path_factory.mktemp("voila-widgets")
+    port = _free_port()
+    server = Server(
+        "voila",
+        [_bin("voila"), str(widget_notebooks), "--no-browser", f"--port={port}",
+         "--Voila.ip=127.0.0.1", "--Voila.token=", "--Voila.port_retries=0",
+         "--show_tracebacks=True"],
+        url=f"http://127.0.0.1:{port}/", cwd=widget_notebooks, env=_jupyter_env(home),
+        log=home / "voila.log")
+    try:
+        server.wait_ready("voila/static/voila.js")
+        yield server
+    finally:
+        server.stop()
+
+
+def drawn(page, cls):
+    return page.evaluate(DRAWN_JS, cls)
+
+
+def assert_every_figure_drawn(page, cls, what, n=None):
+    """Every figure has a height (its box and plotly.js's layout) and plotted data."""
+    got = drawn(page, cls)
+    figs = got["figures"]
+    assert figs and (n is None or len(figs) == n), f"{what}: figures {figs}"
+    flat = [f for f in figs if not (f["box"] > 0 and f["layout"] > 0)]
+    assert not flat, f"{what}: figures drawn with height 0: {flat}"
+    empty = [f for f in figs if not (f["traces"] > 0 and f["points"] > 0)]
+    assert not empty, f"{what}: figures without data: {empty}"
+    return got
+
+
+def open_dashboard(page, server, name):
+    page.set_viewport_size({"width": 1400, "height": 2400})
+    page.goto(server.url + f"voila/render/{name}.ipynb", timeout=RENDER_TIMEOUT,
+              wait_until="domcontentloaded")
+    cls = ROOT_CLASS[name]
+    try:
+        page.wait_for_function(
+            "(cls) => { const r = document.querySelector('.' + cls);"
+            " if (!r || !r.querySelector('.rgrasp-replay')) return false;"
+            " const g = [...r.querySelectorAll('.js-plotly-plot')];"
+            " return g.length > 0 && g.every((gd) => (gd.data || []).length > 0"
+            " && gd.dataset.rgraspFrame !== undefined); }",
+            arg=cls, timeout=RENDER_TIMEOUT, polling=250)
+    except Exception:
+        raise AssertionError(f"Voila did not render {name}; errors {visible_errors(page)}\n"
+                             f"{server.tail()}") from None
+    return page.locator(f".{cls}").first
+
+
+def wait_replay_moves(page, cls, start, timeout=REDRAW_TIMEOUT):
+    """Until the replay control and every figure show a position past ``start``."""
+    page.wait_for_function(
+        f"(cls) => {{ const d = ({DRAWN_JS})(cls); return d.index > {start}"
+        f" && d.figures.every((f) => f.frame !== null && f.frame > {start}); }}",
+        arg=cls, timeout=timeout, polling=50)
+
+
+def wait_figures_at(page, cls, index, timeout=REDRAW_TIMEOUT):
+    """Until every figure shows replay position ``index`` (and the control says so)."""
+    page.wait_for_function(
+        f"(cls) => {{ const d = ({DRAWN_JS})(cls); return d.index === {index}"
+        f" && d.figures.every((f) => f.frame === {index}); }}",
+        arg=cls, timeout=timeout, polling=50)
+
+
+def play_pause(root):
+    root.locator(".rgrasp-replay-play").first.click()
+
+
+def test_compare_keeps_every_figure_through_an_m_change_a_wait_and_play(voila_widgets, page,
+                                                                         tmp_path):
+    """The sequence of issue 27: compare on the classroom problem, m 6 -> 15, wait 30 s,
+    Play: every figure keeps its height and its data throughout; the kernel hears where the
+    replay stopped (its live counts follow)."""
+    cls = ROOT_CLASS["compare_m"]
+    root = open_dashboard(page, voila_widgets, "compare_m")
+    first = assert_every_figure_drawn(page, cls, "first render", n=5)
+    m = slider(root, "m")
+    handle = m.locator(".noUi-handle")
+    handle.focus()
+    for _ in range(9):
+        handle.press("ArrowRight")
+    assert m.locator(".widget-readout").inner_text().strip() == "15"
+    page.wait_for_function(
+        f"(cls) => {{ const d = ({DRAWN_JS})(cls); return !d.busy"
+        " && d.status.includes('m = 15'); }", arg=cls, timeout=120_000, polling=200)
+    assert_every_figure_drawn(page, cls, "m = 15 solved", n=5)
+    for k in range(6):  # 30 s, looking every 5 s
+        page.wait_for_timeout(5_000)
+        assert_every_figure_drawn(page, cls, f"{5 * (k + 1)} s after m = 15", n=5)
+    _shot(page, tmp_path / "compare-m15.png")
+    counts = root.locator(".widget-html", has_text="H so far").first.inner_text()
+    play_pause(root)
+    wait_replay_moves(page, cls, 0)
+    assert_every_figure_drawn(page, cls, "playing", n=5)
+    play_pause(root)
+    stopped = drawn(page, cls)
+    assert not stopped["playing"] and stopped["index"] > 0
+    wait_figures_at(page, cls, stopped["index"])
+    assert_every_figure_drawn(page, cls, "after play", n=5)
+    # the kernel heard where the replay stopped: the live counts moved from position 0
+    page.wait_for_function(
+        "([cls, before]) => { const e = [...document.querySelector('.' + cls)"
+        ".querySelectorAll('.widget-html')].find((x) => x.innerText.includes('H so far'));"
+        " return e && e.innerText !== before; }", arg=[cls, counts], timeout=REDRAW_TIMEOUT)
+    assert first["figures"][0]["layout"] > 0
+    assert visible_errors(page) == [] and page.page_errors == [], (
+        visible_errors(page), page.page_errors)
+
+
+def test_player_plays_stops_and_seeks_in_the_page(voila_widgets, page, tmp_path):
+    cls = ROOT_CLASS["player"]
+    root = open_dashboard(page, voila_widgets, "player")
+    assert_every_figure_drawn(page, cls, "first render", n=3)
+    assert drawn(page, cls)["index"] == 0
+    # play, then stop: the figures move, then rest where the control rests
+    play_pause(root)
+    wait_replay_moves(page, cls, 0)
+    play_pause(root)
+    here = drawn(page, cls)["index"]
+    wait_figures_at(page, cls, here)
+    got = assert_every_figure_drawn(page, cls, "stopped", n=3)
+    assert not got["playing"]
+    page.wait_for_timeout(1_000)
+    assert drawn(page, cls)["index"] == here  # stopped means stopped
+    # seek: the end of the run, then one step back, then the start
+    rng = root.locator(".rgrasp-replay-range").first
+    last = int(rng.get_attribute("max"))
+    rng.focus()
+    rng.press("End")
+    wait_figures_at(page, cls, last)
+    title = drawn(page, cls)["figures"][0]["title"]
+    assert "hard thresholdings so far" in title
+    root.locator(".rgrasp-replay-prev").first.click()
+    wait_figures_at(page, cls, last - 1)
+    assert drawn(page, cls)["figures"][0]["title"] != title
+    rng.focus()
+    rng.press("Home")
+    wait_figures_at(page, cls, 0)
+    # play from the end starts over, and reaches the end by itself
+    rng.press("End")
+    wait_figures_at(page, cls, last)
+    play_pause(root)
+    page.wait_for_function(
+        f"(cls) => {{ const d = ({DRAWN_JS})(cls); return d.index < {last}; }}", arg=cls,
+        timeout=REDRAW_TIMEOUT, polling=50)
+    play_pause(root)
+    assert_every_figure_drawn(page, cls, "after seeking", n=3)
+    _shot(page, tmp_path / "player-seek.png")
+    assert visible_errors(page) == [] and page.page_errors == [], (
+        visible_errors(page), page.page_errors)
+
+
+def test_app_svrght_ends_done_with_its_figures_drawn(voila, page, tmp_path):
+    """SVRGHT picked in the app: the status line ends done (not busy) naming SVRGHT, drawn
+    with the convergence figure, and every figure shows SVRGHT's run, its dense comb of
+    thresholdings thinned (the title says so)."""
+    page.set_viewport_size({"width": 1400, "height": 2400})
+    page.goto(voila.url, timeout=RENDER_TIMEOUT, wait_until="domcontentloaded")
+    cls = "rgrasp-explore"
+    page.wait_for_function(
+        "() => { const g = document.querySelectorAll('.rgrasp-explore .js-plotly-plot');"
+        " return g.length === 3 && [...g].every((gd) => (gd.data || []).length > 0); }",
+        timeout=RENDER_TIMEOUT, polling=250)
+    page.wait_for_function(
+        "() => document.querySelector('.rgrasp-status:is(.rgrasp-ok, .rgrasp-warn)')",
+        timeout=REDRAW_TIMEOUT)
+    select = page.locator(".rgrasp-explore .widget-dropdown", has_text="method").first
+    t0 = time.monotonic()
+    select.locator("select").select_option(label="SVRGHT")
+    page.wait_for_function(
+        "() => { const s = document.querySelector('.rgrasp-explore .rgrasp-status');"
+        " return s && !s.classList.contains('rgrasp-busy') && s.innerText.includes('SVRGHT'); }",
+        timeout=60_000, polling=100)
+    waited = time.monotonic() - t0
+    _shot(page, tmp_path / "app-svrght.png")
+    kind, text = status(page)
+    assert kind in ("ok", "warn") and "SVRGHT" in text, (kind, text)
+    # the status line is the convergence figure's caption: drawn in the same element
+    assert page.evaluate(
+        "() => !!document.querySelector('.rgrasp-explore .rgrasp-figure "
+        ".rgrasp-figure-caption .rgrasp-status')")
+    got = assert_every_figure_drawn(page, cls, "SVRGHT", n=3)
+    conv, timeline = got["figures"][0], got["figures"][1]
+    assert "SVRGHT" in conv["title"] or "SVRGHT" in page.evaluate(
+        "() => document.querySelector('.rgrasp-explore .js-plotly-plot').data"
+        ".map((t) => t.name).join(' ')")
+    assert "marks drawn" in timeline["title"], timeline["title"]
+    points = page.evaluate(
+        "() => [...document.querySelectorAll('.rgrasp-explore .js-plotly-plot')][1].data"
+        ".filter((t) => t.meta && t.meta.role === 'marks').map((t) => t.x.length)")
+    assert points and max(points) <= 3 * 400, points
+    assert visible_errors(page) == [] and page.page_errors == [], (
+        visible_errors(page), page.page_errors)
+    print(f"SVRGHT picked -> status done after {waited:.1f} s (not asserted: a liveness "
+          "bound of 60 s only)")

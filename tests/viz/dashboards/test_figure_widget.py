@@ -1,0 +1,169 @@
+"""The dashboards' figure widget and replay control (``_figure.py``, ``figure.js``,
+``replay.js``): the JavaScript parses, the frames a page steps through decode to what the
+figure builders make, and nothing private of plotly or ipywidgets is used."""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rgrasp_viz as rv
+from rgrasp_viz.viz import figures as F
+from rgrasp_viz.viz.dashboards import _figure
+from rgrasp_viz.viz.dashboards._figure import Figure, Replay, encode_frames
+from rgrasp_viz.viz.dashboards._widgets import spec_patch
+
+HERE = Path(_figure.__file__).parent
+JS_FILES = sorted(HERE.glob("*.js"))
+
+
+def test_the_widgets_javascript_lives_in_js_files_next_to_them():
+    assert {p.name for p in JS_FILES} >= {"figure.js", "replay.js"}
+    src = Path(_figure.__file__).read_text()
+    assert '_esm = _HERE / "figure.js"' in src and '_esm = _HERE / "replay.js"' in src
+    # anywidget reads the file: what the page gets is the file's text
+    assert str(Figure._esm) == (HERE / "figure.js").read_text()
+    assert str(Replay._esm) == (HERE / "replay.js").read_text()
+
+
+@pytest.mark.parametrize("path", JS_FILES, ids=lambda p: p.name)
+def test_javascript_parses(path):
+    node = shutil.which("node") or "/usr/bin/node"
+    if not Path(node).exists():
+        pytest.skip("node is not installed")
+    got = subprocess.run([node, "--check", str(path)], capture_output=True, text=True,
+                         timeout=60)
+    assert got.returncode == 0, got.stderr
+
+
+@pytest.mark.parametrize("path", JS_FILES, ids=lambda p: p.name)
+def test_javascript_uses_only_plotlys_public_api(path):
+    text = path.read_text()
+    calls = set(__import__("re").findall(r"Plotly\.([A-Za-z_.]+)\(", text))
+    assert calls <= {"react", "update", "restyle", "relayout", "purge", "Plots.resize"}, calls
+    assert "_fullData" not in text and "_doPlot" not in text
+
+
+def test_no_private_name_of_plotly_or_ipywidgets_is_imported():
+    for py in HERE.glob("*.py"):
+        tree = ast.parse(py.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in (
+                    "plotly", "ipywidgets"):
+                names = [a.name for a in node.names]
+                assert not any(n.startswith("_") for n in names), (py.name, names)
+                assert not any(part.startswith("_") for part in node.module.split(".")), (
+                    py.name, node.module)
+
+
+def _decode(payload):
+    """The page's reading of a frames payload, in NumPy: per state, trace -> path -> value."""
+    index = np.frombuffer(payload["index"], "<i4")
+    extra = json.loads(payload["json"])
+    states = [{int(t): dict(keys) for t, keys in st["data"].items()} for st in extra]
+    for a in payload["arrays"]:
+        values = np.frombuffer(a["values"], "<" + a["dtype"])
+        offsets = np.frombuffer(a["offsets"], "<i4")
+        for s, st in enumerate(states):
+            st.setdefault(a["trace"], {})[a["path"]] = values[offsets[s]:offsets[s + 1]]
+    return index, states, [st["layout"] for st in extra]
+
+
+@pytest.fixture(scope="module")
+def run():
+    prob = rv.make_regression(n=120, d=200, s_star=4, random_state=3)
+    return rv.solve(prob, "svrgsp+", s=5, J=240, max_iter=4, record_iterates=True,
+                    record_every=40, random_state=0, warn=False)
+
+
+def test_frames_decode_to_the_builders_output(run):
+    """What the page reads from the binary buffers is, state by state, what the builder made
+    (float32 for non-integers: what a screen shows), and Python's figure at position i is the
+    builder's figure for that position."""
+    frames, _ = rv.analysis.replay_frames(run)
+    ymax = F.coefficient_range(run)
+    make = lambda i: spec_patch(F.coefficients_spec(run, *frames[i], ymax=ymax))  # noqa: E731
+    fr = encode_frames(len(frames), make)
+    index, states, layouts = _decode(fr.payload)
+    assert len(index) == len(frames) and fr.payload["n"] == len(frames)
+    assert fr.payload["traces"] == sorted({t for st in states for t in st})
+    binary = {(a["trace"], a["path"]) for a in fr.payload["arrays"]}
+    assert (0, "x") in binary and (0, "y") in binary  # the comb: many numbers, binary
+    for i in range(len(frames)):
+        want = make(i)
+        got = states[index[i]]
+        for t, keys in got.items():
+            for path, v in keys.items():
+                ref = want["data"][t]
+                for k in path.split("."):
+                    ref = ref[k]
+                if (t, path) in binary:
+                    np.testing.assert_allclose(np.asarray(v, float), np.asarray(ref, float),
+                                               rtol=1e-6)
+                else:
+                    assert json.dumps(v, default=list) == json.dumps(ref, default=list)
+        assert layouts[index[i]]["title.text"] == want["layout"]["title"]["text"]
+    base = F.coefficients_spec(run, *frames[0], ymax=ymax)
+    for i in (0, 3, len(frames) - 1):
+        shown = fr.apply(base, i)
+        fresh = F.coefficients_spec(run, *frames[i], ymax=ymax)
+        for a, b in zip(shown["data"], fresh["data"], strict=True):
+            np.testing.assert_array_equal(np.asarray(a["x"], float), np.asarray(b["x"], float))
+            np.testing.assert_array_equal(np.asarray(a["y"], float), np.asarray(b["y"], float))
+        assert shown["layout"]["title"] == fresh["layout"]["title"]
+
+
+def test_frames_keep_only_what_changes_and_share_equal_states():
+    base = {"data": [{"type": "scatter", "x": [0, 1], "y": [0.5, 1.5], "name": "a"}],
+            "layout": {"title": {"text": "t0"}, "height": 300}}
+
+    def make(i):
+        return {"data": {0: {**base["data"][0], "y": [0.5 + i // 2, 1.5]}},
+                "layout": {"title": {"text": f"t{i // 2}"}, "height": 300}}
+
+    fr = encode_frames(6, make, key=lambda i: i // 2)
+    assert fr.index.tolist() == [0, 0, 1, 1, 2, 2] and len(fr.states) == 3
+    assert fr.states[1] == {"data": {0: {"y": [1.5, 1.5]}}, "layout": {"title.text": "t1"}}
+    (arr,) = fr.payload["arrays"]
+    assert arr["path"] == "y" and arr["dtype"] == "f4"
+    assert np.frombuffer(arr["values"], "<f4").tolist() == [0.5, 1.5, 1.5, 1.5, 2.5, 1.5]
+    assert np.frombuffer(arr["offsets"], "<i4").tolist() == [0, 2, 4, 6]
+    with pytest.raises(ValueError, match="at least one position"):
+        encode_frames(0, make)
+
+
+def test_a_figure_follows_its_replay_in_python_without_sending_the_figure():
+    base = {"data": [{"type": "scatter", "x": [0, 1], "y": [0.0, 0.0]}],
+            "layout": {"height": 300}}
+    fw = Figure(base)
+    rp = Replay(max=4)
+    fw.set_frames(encode_frames(5, lambda i: {"data": {0: {"y": [float(i), 0.0]}}}), rp)
+    sent = []
+    fw.observe(lambda ch: sent.append(ch["name"]), names=["_figure", "_frames"])
+    rp.value = 3
+    assert fw.frame == 3 and fw.to_plotly_json()["data"][0]["y"] == [3.0, 0.0]
+    assert list(fw.data[0].y) == [3.0, 0.0]
+    assert sent == []  # the page steps its own copy of the frames
+    rp.value = 99  # clamped
+    assert rp.value == 4 and fw.frame == 4
+    with pytest.raises(TypeError, match="a figure must be"):
+        Figure("not a figure")
+
+
+def test_the_page_gets_plotly_js_from_the_kernel_as_a_buffer():
+    import plotly.offline
+
+    fw = Figure({"data": [], "layout": {}})
+    sent = []
+    fw.send = lambda content, buffers=None: sent.append((content, buffers))
+    fw._on_custom_msg(fw, {"kind": "plotly-js-request"}, [])
+    ((content, buffers),) = sent
+    assert content == {"kind": "plotly-js"}
+    assert bytes(buffers[0]).decode() == plotly.offline.get_plotlyjs()
+    assert fw._plotly_version == plotly.offline.get_plotlyjs_version()
