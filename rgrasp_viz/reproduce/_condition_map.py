@@ -13,11 +13,13 @@ smoothness constants that explain the winner:
   ``W_S^T W_S / n`` on ``2s`` columns (the one FG-HT's step rule uses,
   :func:`rgrasp_viz.solvers._steps.restricted_smoothness`); it grows like ``1 + 2 s rho``;
 * ``Lmax``: the per-sample smoothness ``max_i ||w_i||^2`` (all ``d`` coordinates, as the
-  paper's Algorithm 2 moves its inner iterate on all of them); about ``d`` whatever ``rho``.
+  paper's Algorithm 2 moves its inner iterate on all of them); ``||w_i||^2`` is about ``d``
+  on average whatever ``rho``, and its maximum grows with ``rho`` far more slowly than ``L``.
 
 A full-gradient pass buys one step of length ``~1/L``; a variance-reduced epoch buys ``J``
 steps of length ``~1/Lmax``.  Per pass, variance reduction moves further when
-``Lmax / (n L) < 1``: :func:`smoothness` records that ratio.
+``Lmax / (n L) < 1`` (:func:`smoothness` records that ratio), provided the problem is
+ill-conditioned enough that FG-HT needs more passes than an epoch's fixed cost (3 passes).
 
 Protocol (all choices are ours, named here):
 
@@ -30,8 +32,8 @@ Protocol (all choices are ours, named here):
   least-squares fits on the true support and on every run's best and final support, never
   above any run), the one reference every view uses; a run stops at its pass budget, at an
   exact fixed point, or once its best objective improved by less than
-  :data:`STALL_RTOL` of its remaining gap to ``F0`` in :data:`STALL_PASSES` passes (far past
-  every level);
+  :data:`STALL_RTOL` times ``F0 - F_best`` in :data:`STALL_PASSES` passes (far past every
+  level);
 * a row of the map is the median over the seeds; ``reached`` says whether every seed got
   there.  The winner at (shape, rho) is the method with the fewest median passes to the speed
   target among those that reached it on every seed (``winner``; ``winner_by_level`` the same
