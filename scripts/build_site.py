@@ -454,8 +454,11 @@ def _correlation_section(fig, record):
         "committed with the course (seed "
         f"{record['seeds'][0]} drawn; passes in the title are medians over seeds "
         f"{', '.join(map(str, record['seeds']))}). Move ρ up: the full-gradient smoothness L "
-        "grows with it while the per-sample smoothness max ‖w_i‖² stays near d, so FG-HT's "
-        "steps shrink and its lead over the variance-reduced methods shrinks and vanishes.",
+        "grows with it while the per-sample ‖w_i‖² stays near d on average (its maximum grows "
+        "far more slowly), so FG-HT's steps shrink and its lead over the variance-reduced "
+        "methods shrinks and vanishes; the title names the fastest method to 10⁻⁴ of the "
+        "initial gap and FG-HT's passes. [Notebook 4½](notebooks/045-variance-reduction.ipynb) "
+        "explains why and shows the whole map.",
         "", "```{raw} html", '<div class="rgrasp-plotly rgrasp-rho-sweep" data-param="rho">',
         figure_html(fig.to_plotly_json(), "rgrasp-rho-sweep"), "</div>", "```", ""]
 
