@@ -19,6 +19,8 @@ import pytest
 import rgrasp_viz as rv
 from rgrasp_viz import _progress
 from rgrasp_viz import reproduce as R
+from rgrasp_viz.reproduce import _experiments as RE
+from rgrasp_viz.reproduce import _tuning as RT
 from rgrasp_viz.viz import _animate as A
 
 
@@ -111,10 +113,10 @@ def test_reproduce_bar_on_a_terminal_names_each_step(tmp_path, tty_stderr):
     shown = read()
     assert "fig1-setting1 --quick" in shown
     # one step per tuning task (a method's grid on a tuning seed), per seed, claims, files
-    for m in R.METHODS:
-        assert f"tuned {R.factor_key(m, 'paper')} on seed 1001" in shown, m
+    for m in RE.METHODS:
+        assert f"tuned {RT.factor_key(m, 'paper')} on seed 1001" in shown, m
     assert "seed 0: 6 methods and F* done" in shown and "seed 1: 6 methods" in shown
-    steps = 2 * len(R.METHODS) + 2 + 2
+    steps = 2 * len(RE.METHODS) + 2 + 2
     assert f"{steps}/{steps}" in shown
     assert "writing the files" in shown
     assert "note: PNG export skipped (--no-png)" in shown

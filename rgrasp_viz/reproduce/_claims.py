@@ -85,7 +85,6 @@ __all__ = [
     "format_claims",
     "format_target_table",
     "quality_of",
-    "reach",
     "relative_gap",
     "speed_gap",
     "strong_threshold",
@@ -179,7 +178,6 @@ PASS_RULE = ("A pass is one evaluation of a full or restricted gradient over the
              "for logistic) spends to reach the same accuracy.")
 """The rule every pass count follows (stated in ``claims.md``)."""
 
-reach = first_crossing  # the shared definition (rgrasp_viz.analysis)
 
 
 def _speed_name(level):
@@ -306,7 +304,7 @@ class _Ctx:
 
     def at(self, m, axis, metric="gap", level=SPEED_LEVEL):
         lvl = self.err_level if metric == "error" else level
-        return reach(self.x(m, axis), self.values(m, metric), lvl)
+        return first_crossing(self.x(m, axis), self.values(m, metric), lvl)
 
     def best_until(self, m, axis, metric, limit=math.inf):
         """The best (lowest) value of the curve at recorded points ``<= limit``."""

@@ -299,7 +299,9 @@ def run(experiment, *, quick=False, out=None, data_dir=None, seed=None, seeds=No
     name = f"{exp.name}{' --quick' if quick else ''}"
     where = {"jobs": jobs, "scheduler": scheduler}
     with OutputFolder(out) as folder, progress_bar(steps, name, progress, "step") as bar:
-        def tick(text):  # drawn every time: a step is seconds to minutes
+        def tick(text):
+            # every step is drawn with its text (tqdm's own rate limit would skip the steps
+            # that end within its minimum interval: a fast machine would show fewer)
             bar.update()
             bar.set_postfix_str(text, refresh=True)
 

@@ -11,7 +11,7 @@ smoothness constants that explain the winner:
 
 * ``L``: the restricted smoothness of the full gradient, the largest eigenvalue of
   ``W_S^T W_S / n`` on ``2s`` columns (the one FG-HT's step rule uses,
-  :func:`rgrasp_viz.solvers._steps.restricted_smoothness`); it grows like ``1 + 2 s rho``;
+  :func:`rgrasp_viz.solvers.restricted_smoothness`); it grows like ``1 + 2 s rho``;
 * ``Lmax``: the per-sample smoothness ``max_i ||w_i||^2`` (all ``d`` coordinates, as the
   paper's Algorithm 2 moves its inner iterate on all of them); ``||w_i||^2`` is about ``d``
   on average whatever ``rho``, and its maximum grows with ``rho`` far more slowly than ``L``.
@@ -60,13 +60,19 @@ from .._progress import note
 from ..analysis import first_crossing
 from ..exceptions import ConvergenceWarning
 from ..reference import reference
-from ..solvers import default_eta, solve
-from ..solvers._registry import get_method, method_label
-from ..solvers._status import Status
-from ..solvers._steps import restricted_smoothness
+from ..solvers import (
+    Status,
+    default_eta,
+    get_method,
+    method_label,
+    restricted_smoothness,
+    solve,
+)
 from ._claims import SPEED_LEVEL, SPEED_LEVELS, TIE_TOLERANCE, speed_gap
 from ._experiments import METHODS, warm_up
+from ._output import OutputFolder, check_out
 from ._parallel import check_jobs, check_scheduler, run_tasks
+from ._report import _export_all, default_out
 from ._tuning import TUNE_GRID, TUNE_SEEDS, tuning_seeds
 
 __all__ = ["BUDGET", "COARSE_GRID", "LEVELS", "NAME", "RHOS", "SHAPES", "SPEED_TARGET",
@@ -528,9 +534,6 @@ def run_condition_map(quick=False, out=None, seeds=None, jobs=1, scheduler=None,
     dict
         What ``run.json`` holds.
     """
-    from ._output import OutputFolder, check_out
-    from ._report import default_out
-
     seeds, jobs, budget = check_map_args(seeds, jobs, budget)
     check_scheduler(scheduler)
     shapes = tuple(SHAPES) if shapes is None else tuple(shapes)
@@ -634,8 +637,7 @@ def _markdown(data):
 
 
 def _write_figure(data, stage, png, progress):
-    from ..viz.figures import condition_map
-    from ._report import _export_all
+    from ..viz.figures import condition_map  # lazy: plotly stays out of import rgrasp_viz
 
     _, notes = _export_all({"map": condition_map(_json_ready(data))}, stage, png)
     for n in notes:

@@ -22,10 +22,11 @@ import math
 
 import numpy as np
 
+from ..analysis import first_crossing
 from ..solvers import solve
 from ..solvers._registry import get_method, normalize_reading, run_label
 from ..solvers._status import Status
-from ._claims import SPEED_LEVEL, reach, speed_gap
+from ._claims import SPEED_LEVEL, speed_gap
 from ._experiments import (
     METHODS,
     PASS_BUDGET,
@@ -272,7 +273,7 @@ def _scores(runs):
     scores = {}
     for kf, r in runs.items():
         gap = speed_gap(r["objective"], fs, f0)
-        p = reach(r["passes"], gap, SPEED_LEVEL) if not r["diverged"] else math.inf
+        p = first_crossing(r["passes"], gap, SPEED_LEVEL) if not r["diverged"] else math.inf
         best = float(np.nanmin(gap)) if np.isfinite(gap).any() else math.nan
         scores[kf] = (p, best, bool(r["diverged"]))
     return scores

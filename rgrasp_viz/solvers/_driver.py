@@ -59,10 +59,10 @@ SUPPORT_FACTOR = 1.2
 exact fit, pruned to ``s`` and refit on those ``s`` columns).  If the probe's objective is
 more than this factor below the exact fit on the run's own support (and lower by more than
 ``NO_PROGRESS_RTOL * |F(x0)|``), the support the run froze on is not a minimiser's:
-:attr:`Status.HT_FIXED_POINT` (not a success).  Runs that end at a minimiser's support, or at
-one of the near-equivalent supports a noisy problem has, are within a few percent of the
-probe (measured on the quick settings 1 and 2, seeds 0-1, steps 0.25-4 x the default: at most
-1.06 for converged runs, at least 1.25 for the supports SVRGHT froze on)."""
+:attr:`Status.HT_FIXED_POINT` (not a success).  A run that ends on a minimiser's support, or
+on one of the near-equivalent supports a noisy problem has (which differ in a few noise
+columns), is within a few percent of the probe; a support that steps too short to change it
+froze on is well above (``benchmarks/bench_status_probe.py`` tabulates both)."""
 
 SAFEGUARD_HALVINGS = 8
 """A default step size (not one the user gave) is halved and the run restarted at most this

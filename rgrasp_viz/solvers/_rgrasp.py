@@ -59,6 +59,8 @@ class RGraSP(Method):
         g, snap_dloss = self.full_gradient(x)  # step 2
         Z, T = merge_support(g, x, s, self.forced)  # steps 3-4
         r = self.sub.solve(x, g, snap_dloss, T, rng)  # step 5: b on T, zero elsewhere
+        if hasattr(self.sub, "steps_per_iter"):  # a Python solver's grows with its work
+            self.steps_per_iter = self.sub.steps_per_iter
         # step 6: H_s over T (always_select kept besides the s others)
         keep = K.top_k(r.b_T, s, np.searchsorted(T, self.forced) if len(self.forced) else None)
         x_new = np.zeros(self.d)
@@ -391,7 +393,9 @@ class PythonSubsolver:
         self.func = func
         self.name = name
         self.t = 0
-        # its thresholdings sit at the work it declared, after step 2's full gradient
+        # its thresholdings sit at the work it declared (in component gradients, its "inner
+        # steps"), after step 2's full gradient; an iteration spans at least J such steps
+        # (the nominal epoch), more when a solver did more work (the timeline's step axis)
         self.passes_head = 1.0
         self.passes_per_step = 1.0 / method.n
         self.steps_per_iter = method.p.J
@@ -408,9 +412,10 @@ class PythonSubsolver:
         finally:
             _ACTIVE.reset(token)
         events = sub._event_arrays() if m.p.record else None
+        work = int(round(sub.passes * m.n))  # component gradients' worth
+        self.steps_per_iter = max(self.steps_per_iter, work)
         counted = dict(n_thresholds=sub.n_thresholds, events=events,
-                       n_events=0 if events is None else len(events[0]),
-                       inner_steps=int(round(sub.passes * m.n)))
+                       n_events=0 if events is None else len(events[0]), inner_steps=work)
         try:
             b = np.asarray(b, dtype=np.float64)
         except (TypeError, ValueError) as exc:

@@ -24,11 +24,11 @@ import numbers
 import numpy as np
 
 from ..analysis import FStar, as_trace, estimate_fstar
-from ..solvers import cuts_per_epoch
-from ..solvers._registry import get_method, method_color, method_label
+from ..solvers import cuts_per_epoch, method_color
+from ..solvers._registry import get_method, method_label
 from ..solvers._status import Status
-from .figures import convergence_spec
-from .figures._base import figure, spec
+from .figures import TEMPLATE, convergence_spec
+from .figures._base import figure
 
 __all__ = ["CORRELATION_FLOOR", "SWEEP_PARAMETERS", "correlation_sweep_figure",
            "parameter_sweep_figure"]
@@ -211,7 +211,8 @@ def parameter_sweep_figure(results, param, *, default=None, fstar=None, title=No
                      "default": active, "fstar": _plain(fs.value)}
     layout["meta"] = meta
     data = [dict(d) for d in base["data"]]
-    return figure(spec(data, layout))
+    layout["template"] = TEMPLATE
+    return figure({"data": data, "layout": layout})
 
 
 CORRELATION_FLOOR = 1e-7
@@ -321,4 +322,5 @@ def correlation_sweep_figure(record, shape="paper", *, default=None, floor=CORRE
                            "default": active, "shape": shape, "floor": floor,
                            "methods": methods}},
     }
-    return figure(spec(data, layout))
+    layout["template"] = TEMPLATE
+    return figure({"data": data, "layout": layout})

@@ -25,6 +25,7 @@ from rgrasp_viz import Trace
 from rgrasp_viz import _cli as cli
 from rgrasp_viz import reproduce as R
 from rgrasp_viz.exceptions import OutputError
+from rgrasp_viz.reproduce import _experiments as RE
 from rgrasp_viz.reproduce import _output as output
 from rgrasp_viz.reproduce import _report as report
 from rgrasp_viz.reproduce._output import OutputFolder
@@ -47,7 +48,7 @@ def assert_complete_run(out, seed):
     settings = json.loads((out / "run.json").read_text())
     assert settings["seed"] == seed and settings["seeds"] == [seed]
     names = {p.name for p in (out / "traces").iterdir()}
-    assert names == {m.replace("+", "plus") + ".npz" for m in R.METHODS}
+    assert names == {m.replace("+", "plus") + ".npz" for m in RE.METHODS}
     for name in names:
         assert Trace.load(out / "traces" / name).meta["random_state"] == seed, name
     assert f"evaluation seeds {seed} (" in (out / "claims.md").read_text()
@@ -66,7 +67,7 @@ def assert_nothing_beside(out):
         lock.release()
 
 
-FIRST_LABEL = f"running 1 seed x {len(R.METHODS)} methods"
+FIRST_LABEL = f"running 1 seed x {len(RE.METHODS)} methods"
 """The progress bar's step while the methods run: the solving has begun."""
 
 

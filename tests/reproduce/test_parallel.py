@@ -11,6 +11,7 @@ import pytest
 
 from rgrasp_viz import Trace
 from rgrasp_viz import reproduce as R
+from rgrasp_viz.reproduce import _claims as RC
 from rgrasp_viz.reproduce._parallel import run_tasks
 
 pytest.importorskip("plotly")
@@ -66,7 +67,7 @@ def deterministic(out):
     passes, errors or supports (per seed, with its numbers), F* and the quality per seed, the
     targets reached in passes, the step sensitivity."""
     s = json.loads((out / "run.json").read_text())
-    claims = [c for c in s["claims"] if c["id"] not in R.TIME_CLAIMS]
+    claims = [c for c in s["claims"] if c["id"] not in RC.TIME_CLAIMS]
     targets = [{"seed": b["seed"], "rows": [{k: v for k, v in r.items() if k != "seconds"}
                                             for r in b["rows"]]}
                for b in s["targets_reached"]]

@@ -15,8 +15,14 @@ import pytest
 import rgrasp_viz as rv
 from rgrasp_viz import Trace, datasets
 from rgrasp_viz import _cli as cli
+from rgrasp_viz import analysis as A
+from rgrasp_viz import reference as REF
 from rgrasp_viz import reproduce as R
 from rgrasp_viz._trace import TraceBuilder
+from rgrasp_viz.analysis import first_crossing
+from rgrasp_viz.reproduce import _claims as RC
+from rgrasp_viz.reproduce import _experiments as RE
+from rgrasp_viz.reproduce import _tuning as RT
 from rgrasp_viz.solvers._registry import get_method, method_label, method_names
 
 pytest.importorskip("plotly")
@@ -65,11 +71,11 @@ def six(fast, slow, k=11):
 
 
 def test_reach_interpolates_log_linearly():
-    assert R.reach([0, 1, 2], [1.0, 1e-2, 1e-6], 1e-4) == pytest.approx(1.5)
-    assert R.reach([0, 1, 2], [1.0, 1e-2, 1e-6], 1e-6) == pytest.approx(2.0)
-    assert R.reach([5, 6], [1e-9, 1e-10], 1e-4) == 5.0
-    assert R.reach([0, 1], [1.0, 0.5], 1e-4) == math.inf
-    assert R.reach([0, 1, 2], [1.0, np.nan, 1e-8], 1e-4) == 2.0  # no log through a NaN
+    assert first_crossing([0, 1, 2], [1.0, 1e-2, 1e-6], 1e-4) == pytest.approx(1.5)
+    assert first_crossing([0, 1, 2], [1.0, 1e-2, 1e-6], 1e-6) == pytest.approx(2.0)
+    assert first_crossing([5, 6], [1e-9, 1e-10], 1e-4) == 5.0
+    assert first_crossing([0, 1], [1.0, 0.5], 1e-4) == math.inf
+    assert first_crossing([0, 1, 2], [1.0, np.nan, 1e-8], 1e-4) == 2.0  # no log through a NaN
 
 
 def test_claims_hold_when_ours_are_faster():
@@ -109,7 +115,7 @@ def test_claims_contradicted_when_svrght_is_faster():
 
 # F* = 1 given, F(x0) = 1001: the speed gap of 1 + 1000 r^t is r^t, at the 1e-4 level when
 # r^t = 1e-4
-ONE = R.Reference(1.0, "a hand-made reference")
+ONE = REF.Reference(1.0, "a hand-made reference")
 
 
 def _pair(rate_sp, rate_ht, k=11, time_ht=None):
@@ -183,7 +189,7 @@ def test_time_claims_need_the_margin():
                                   supports=supp)
     row = by_id(R.evaluate_claims(traces, reference=ONE))["T1"]
     assert row["verdict"] == R.TIE and row["margin"] == pytest.approx(0.05)
-    assert row["tie_tolerance"] == R.TIE_TOLERANCE["time"]
+    assert row["tie_tolerance"] == RC.TIE_TOLERANCE["time"]
     # ... and 5 % the other way is a tie too
     traces["svrgsp"] = fake_trace("svrgsp", traces["svrgsp"].passes,
                                   traces["svrgsp"].objective, time=np.arange(11.0) * 1.1025)
@@ -215,7 +221,7 @@ def test_never_reaching_is_slower_than_reaching():
     # best) at the same pass: a tie
     assert by_id(R.evaluate_claims(traces))["P1"]["verdict"] == R.TIE
     # measured against a lower F*, neither reaches: not shown, leaning against (identical)
-    row = by_id(R.evaluate_claims(traces, reference=R.Reference(0.1, "lower")))["P1"]
+    row = by_id(R.evaluate_claims(traces, reference=REF.Reference(0.1, "lower")))["P1"]
     assert row["verdict"] == R.NOT_SHOWN and row["lean"] == "leans against the claim"
     assert "identical iterates" in row["text"]
 
@@ -225,16 +231,16 @@ def test_error_claim_better_solutions_and_cost():
     passes = np.arange(k, dtype=float)
     fast_err, mid_err, slow_err = geometric(0.1, k), geometric(0.5, k), geometric(0.9, k)
     traces = {}
-    for m in R.METHODS:
-        ours = m in R.OURS
-        obj = geometric(0.1 if ours else 0.9, k, floor=0.0 if m in R.VR_METHODS else 1e-3)
+    for m in RE.METHODS:
+        ours = m in RC.OURS
+        obj = geometric(0.1 if ours else 0.9, k, floor=0.0 if m in RC.VR_METHODS else 1e-3)
         err = fast_err if ours else (mid_err if m == "svrght" else slow_err)
         traces[m] = fake_trace(m, passes, obj, time=passes * (1.0 if m != "grasp" else 5.0),
                                rel_error=err,
                                thresholds=np.arange(k) * (100 if m == "svrght" else 1))
     rows = by_id(R.evaluate_claims(traces))
     assert rows["E1"]["verdict"] == R.SUPPORTED
-    assert rows["E1"]["level"] == f"error <= {R.TARGET_ERR_FACTOR:g} x oracle"
+    assert rows["E1"]["level"] == f"error <= {RC.TARGET_ERR_FACTOR:g} x oracle"
     # quality: the VR methods end with a lower estimation error (worst 0.5^7) than the others
     # (best 0.9^7), whatever the objective
     assert rows["V2"]["verdict"] == R.SUPPORTED
@@ -250,8 +256,8 @@ def test_error_claim_better_solutions_and_cost():
     assert rows["C1"]["numbers"]["thresholdings_per_iteration"]["SVRGHT"] == 100
     # the error target is 2 x the best error reached by any run
     best = min(float(t.rel_error.min()) for t in traces.values())
-    assert f"{R.TARGET_ERR_FACTOR * best:.3e}" in R.targets_text(traces)
-    counts = R.verdict_counts(R.evaluate_claims(traces))
+    assert f"{RC.TARGET_ERR_FACTOR * best:.3e}" in RC.targets_text(traces)
+    counts = RC.verdict_counts(R.evaluate_claims(traces))
     assert sum(counts.values()) == len(R.CLAIMS) and set(counts) == set(R.VERDICTS)
 
 
@@ -261,7 +267,7 @@ def test_format_claims_one_row_per_claim():
     md = R.format_claims(rows, markdown=True).splitlines()
     assert len(md) == 2 + len(R.CLAIMS)
     assert "| P1 | SVRGSP reaches" in md[2]
-    assert f"| speed gap <= {R.TARGET_LEVEL:g} | **supported** |" in md[2]
+    assert f"| speed gap <= {RC.TARGET_LEVEL:g} | **supported** |" in md[2]
     text = R.format_claims(rows).splitlines()
     assert sum(line.startswith("[") for line in text) == len(R.CLAIMS)
     # P1-T2, A1, A2, C1 supported; P3, T3 (identical), C2 (equal seconds) ties; V1: SVRGHT
@@ -277,11 +283,11 @@ def test_format_claims_one_row_per_claim():
 
 
 def test_claim_groups_come_from_the_registry():
-    assert R.METHODS == method_names(paper_only=True)
-    assert set(R.OURS) == {m for m in R.METHODS if get_method(m).readings}
-    assert set(R.OURS) | set(R.BASELINES) == set(R.METHODS)
-    assert set(R.VR_METHODS) | set(R.OTHER_METHODS) == set(R.METHODS)
-    assert not set(R.VR_METHODS) & set(R.OTHER_METHODS)
+    assert RE.METHODS == method_names(paper_only=True)
+    assert set(RC.OURS) == {m for m in RE.METHODS if get_method(m).readings}
+    assert set(RC.OURS) | set(RC.BASELINES) == set(RE.METHODS)
+    assert set(RC.VR_METHODS) | set(RC.OTHER_METHODS) == set(RE.METHODS)
+    assert not set(RC.VR_METHODS) & set(RC.OTHER_METHODS)
 
 
 def test_identical_iterates_need_same_supports_not_equal_floats():
@@ -290,17 +296,17 @@ def test_identical_iterates_need_same_supports_not_equal_floats():
     a = fake_trace("svrgsp", passes, obj)
     b = fake_trace("svrgsp+", passes, obj * (1 + 1e-14))  # lazy updates: 1e-16-level noise
     assert not np.array_equal(a.objective, b.objective)
-    assert R.same_iterates(a, b)
+    assert A.same_iterates(a, b)
     rows = by_id(R.evaluate_claims({"svrgsp": a, "svrgsp+": b}))
     assert rows["P3"]["verdict"] == R.TIE  # both reach, at the same passes
     assert "identical iterates" in rows["P3"]["text"]
     # same objectives, one support differs at one iteration: not the same iterates
     sup = [[0]] * 6
     c = fake_trace("svrgsp+", passes, obj, supports=sup[:3] + [[1]] + sup[4:])
-    assert not R.same_iterates(a, c)
+    assert not A.same_iterates(a, c)
     # same supports, objectives further apart than the tolerance: not the same either
     d = fake_trace("svrgsp+", passes, obj * (1 + 1e-6))
-    assert not R.same_iterates(a, d)
+    assert not A.same_iterates(a, d)
     assert "identical" not in by_id(R.evaluate_claims({"svrgsp": a, "svrgsp+": d}))["P3"][
         "text"]
 
@@ -327,21 +333,21 @@ def test_given_reference_sets_the_targets():
     assert by_id(R.evaluate_claims(traces))["P1"]["verdict"] == R.SUPPORTED
     # a reference 2e-3 below both floors (F* < 0: the denominator is 1e-6 (F(x0) - F*)):
     # relative gap >= 2e-3 / 1e-6, out of reach
-    ref = R.Reference(-1e-3, "a hand-made reference")
+    ref = REF.Reference(-1e-3, "a hand-made reference")
     rows = by_id(R.evaluate_claims(traces, reference=ref))
     assert rows["P1"]["verdict"] == R.NOT_SHOWN
     assert "SVRGSP never" in rows["P1"]["text"]
     # F* = 1e-3, F(x0) = 1 + 1e-3: the speed target is F <= F* + 1e-4 (F(x0) - F*) = 1.1e-3
-    ref = R.Reference(1e-3, "a hand-made reference")
-    text = R.targets_text(traces, ref)
+    ref = REF.Reference(1e-3, "a hand-made reference")
+    text = RC.targets_text(traces, ref)
     assert "from a hand-made reference" in text
     assert "speed gap = (F - F*) / (F(x0) - F*) <= 0.0001, i.e. F <= 0.0011 " in text
     assert "'which local minimum' column, not a target" in text
     # the speed gap: (F - F*) / (F(x0) - F*), a NumPy reference
-    assert R.speed_gap([3.0, 2.0, 1.5], 1.0, 3.0) == pytest.approx([1.0, 0.5, 0.25])
+    assert RC.speed_gap([3.0, 2.0, 1.5], 1.0, 3.0) == pytest.approx([1.0, 0.5, 0.25])
     # the "which local minimum" relative gap (F - F*) / F*, guarded for F* ~ 0
-    assert R.relative_gap([1.0, 1e-7], 0.0, 1.0) == pytest.approx([1e6, 0.1])
-    assert R.relative_gap([2.0], 1.0, 3.0) == pytest.approx([1.0])
+    assert RC.relative_gap([1.0, 1e-7], 0.0, 1.0) == pytest.approx([1e6, 0.1])
+    assert RC.relative_gap([2.0], 1.0, 3.0) == pytest.approx([1.0])
 
 
 # -- a quick synthetic run, end to end ------------------------------------------------------
@@ -357,7 +363,7 @@ def quick_run(tmp_path_factory):
 def _load_all(out, seed=None):
     tail = "" if seed is None else f"-seed{seed}"
     return {m: Trace.load(out / "traces" / f"{m.replace('+', 'plus')}{tail}.npz")
-            for m in R.METHODS}
+            for m in RE.METHODS}
 
 
 def test_quick_run_writes_everything(quick_run):
@@ -366,7 +372,7 @@ def test_quick_run_writes_everything(quick_run):
         assert (out / name).is_file(), name
     npz = sorted(p.name for p in (out / "traces").glob("*.npz"))
     # the first seed's traces under the method's name, the second seed's marked
-    stems = [m.replace("+", "plus") for m in R.METHODS]
+    stems = [m.replace("+", "plus") for m in RE.METHODS]
     assert npz == sorted([f"{s}.npz" for s in stems] + [f"{s}-seed1.npz" for s in stems])
     assert sorted(p.name for p in out.iterdir()) == sorted(
         ["passes.html", "time.html", "steps.html", "claims.md", "run.json", "traces"])
@@ -380,7 +386,7 @@ def test_quick_run_writes_everything(quick_run):
     assert settings["n"] == 500 and settings["d"] == 1000
     assert settings["seeds"] == [0, 1] and settings["seed"] == 0
     assert settings["inner"] == "paper" and "paper's Algorithm 2" in settings["inner_is"]
-    assert [r["method"] for r in settings["methods"]] == list(R.METHODS)
+    assert [r["method"] for r in settings["methods"]] == list(RE.METHODS)
     assert "PNG export skipped (--no-png)" in quick_run.notes
     # nothing left beside the output folder but its (released) lock file: no temporary folder
     assert sorted(p.name for p in out.parent.iterdir()) == [".run.lock", "run"]
@@ -389,7 +395,7 @@ def test_quick_run_writes_everything(quick_run):
 def test_quick_run_settings(quick_run):
     settings = quick_run.settings
     for seed in (0, 1):
-        prob, info = R.build_problem("fig1-setting1", quick=True, seed=seed, progress=False)
+        prob, info = RE.build_problem("fig1-setting1", quick=True, seed=seed, progress=False)
         traces = [p for p in quick_run.per_seed if p["seed"] == seed][0]["traces"]
         for m, tr in traces.items():
             assert tr.meta["s"] == 60 and tr.meta["J"] == 1000
@@ -400,7 +406,7 @@ def test_quick_run_settings(quick_run):
             assert tr.passes[-2] < 30, m  # stops at the first iteration past the budget
             # the step: the factor chosen by this run's tuning, on the tuning seeds
             if get_method(m).has_step:
-                factor = settings["step_sensitivity"]["methods"][R.factor_key(m, "paper")][
+                factor = settings["step_sensitivity"]["methods"][RT.factor_key(m, "paper")][
                     "chosen"]
             else:
                 factor = 1.0
@@ -409,8 +415,8 @@ def test_quick_run_settings(quick_run):
             assert tr.meta["eta"] == pytest.approx(
                 factor * rv.default_eta(prob, m, info.s, inner="paper"))
     # the data are redrawn per seed
-    a = R.build_problem("fig1-setting1", quick=True, seed=0, progress=False)[0]
-    b = R.build_problem("fig1-setting1", quick=True, seed=1, progress=False)[0]
+    a = RE.build_problem("fig1-setting1", quick=True, seed=0, progress=False)[0]
+    b = RE.build_problem("fig1-setting1", quick=True, seed=1, progress=False)[0]
     assert not np.array_equal(a.y, b.y)
 
 
@@ -424,7 +430,7 @@ def test_traces_load_back_equal(quick_run):
 
 def test_fstar_comes_from_a_reference_below_every_run(quick_run):
     ref = quick_run.reference
-    prob, _ = R.build_problem("fig1-setting1", quick=True, progress=False)
+    prob, _ = RE.build_problem("fig1-setting1", quick=True, progress=False)
     for m, tr in quick_run.traces.items():
         best = float(np.nanmin(tr.objective))
         assert ref.fstar <= best, m
@@ -439,7 +445,7 @@ def test_fstar_comes_from_a_reference_below_every_run(quick_run):
     assert ref.fstar == min(c["objective"] for c in ref.candidates)
     assert any("10x the budget" in c["source"] for c in ref.candidates)
     assert ref.run["budget_passes"] == 10 * 30 and ref.run["tol"] == 0.0
-    assert ref.run["method"] in R.METHODS
+    assert ref.run["method"] in RE.METHODS
     # the oracle error: least-squares fit on the true support
     true = np.flatnonzero(prob.x_true)
     coef = np.linalg.lstsq(prob.W[:, true], prob.y, rcond=None)[0]
@@ -470,7 +476,7 @@ def test_claims_md_matches_traces(quick_run):
     # every seed's verdicts again from the saved traces, F* and quality (nothing re-solved)
     per_seed = []
     for r, tail in zip(saved["runs_per_seed"], (None, 1), strict=True):
-        ref = R.Reference(r["fstar"], r["fstar_source"], [], r["error_reference"],
+        ref = REF.Reference(r["fstar"], r["fstar_source"], [], r["error_reference"],
                           r["error_source"])
         per_seed.append((r["seed"], R.evaluate_claims(_load_all(quick_run.out, tail),
                                                       reference=ref, quality=r["quality"])))
@@ -496,15 +502,15 @@ def test_claims_md_matches_traces(quick_run):
     p1 = saved["claims"][0]["per_seed"][0]["numbers"]
     assert set(p1["reach"]) == {"SVRGSP", "SVRGHT"} and p1["axis"] == "passes"
     assert p1["level"] == R.SPEED_LEVEL
-    assert saved["verdict_counts"] == R.verdict_counts(again)
+    assert saved["verdict_counts"] == RC.verdict_counts(again)
     t = saved["targets"]
     assert t["speed"]["metric"] == "(F - F*)/(F0 - F*)" and t["speed"]["level"] == 1e-4
     assert t["speed"]["levels_tabulated"] == [1e-3, 1e-4, 1e-5]
     assert t["quality"]["sigma"] == pytest.approx(0.1)
     assert t["quality"]["strong_threshold"] == pytest.approx(3 * 0.1 / math.sqrt(500))
-    assert t["which_local_minimum"]["levels"] == list(R.GAP_LEVELS)
+    assert t["which_local_minimum"]["levels"] == list(RC.GAP_LEVELS)
     assert [b["seed"] for b in saved["targets_reached"]] == [0, 1]
-    assert [r["method"] for r in saved["targets_reached"][0]["rows"]] == list(R.METHODS)
+    assert [r["method"] for r in saved["targets_reached"][0]["rows"]] == list(RE.METHODS)
     # GraSP: no step size anywhere
     grasp = [r for r in saved["methods"] if r["method"] == "grasp"][0]
     assert grasp["eta"] is None and grasp["factor"] is None
@@ -515,9 +521,9 @@ def test_three_pass_budget_reaches_no_target(tmp_path):
     rep = R.run("fig1-setting1", quick=True, out=tmp_path / "out", png=False, progress=False,
                 budget=3, seeds="0,1", tune_steps=False)
     rows = by_id(rep.claims)
-    assert set(R.TARGET_CLAIMS) == {"P1", "P2", "T1", "T2", "P3", "T3", "A1", "A2", "E1",
+    assert set(RC.TARGET_CLAIMS) == {"P1", "P2", "T1", "T2", "P3", "T3", "A1", "A2", "E1",
                                     "V1"}
-    for cid in R.TARGET_CLAIMS:
+    for cid in RC.TARGET_CLAIMS:
         assert rows[cid]["verdict"] == R.NOT_SHOWN, rows[cid]
         assert rows[cid]["agreement"] == "2/2"
         assert rows[cid]["lean"] in ("leans towards the claim", "leans against the claim")
@@ -528,9 +534,9 @@ def test_three_pass_budget_reaches_no_target(tmp_path):
             # passes, nor the error to its target
             obj = np.asarray(tr.objective)
             assert np.min((obj - fs) / (obj[0] - fs)) > R.SPEED_LEVEL, m
-            assert np.min(tr.rel_error) > R.TARGET_ERR_FACTOR * run["reference"].err_ref, m
+            assert np.min(tr.rel_error) > RC.TARGET_ERR_FACTOR * run["reference"].err_ref, m
         a1 = by_id(run["claims"])["A1"]["text"]
-        assert all(f"{method_label(m)} never" in a1 for m in R.METHODS)
+        assert all(f"{method_label(m)} never" in a1 for m in RE.METHODS)
     # recorded factors, no tuning: no step sensitivity
     assert rep.settings["step_sensitivity"] is None
     assert "Not tuned in this run" in (tmp_path / "out" / "claims.md").read_text()
@@ -579,7 +585,7 @@ def test_quick_command_end_to_end(tmp_path):
     settings = json.loads((out / "run.json").read_text())
     assert settings["budget_passes"] == 30 and settings["seeds"] == [0, 1]
     assert set(settings["step_sensitivity"]["methods"]) == {
-        R.factor_key(m, "paper") for m in R.METHODS if get_method(m).has_step}
+        RT.factor_key(m, "paper") for m in RE.METHODS if get_method(m).has_step}
     assert settings["inner"] == "paper" and settings["fstar_source"] in r.stdout
     # the run's folder and its (released) lock file, nothing else
     assert sorted(p.name for p in out.parent.iterdir()) == [".fig1-setting1-quick.lock",
@@ -641,13 +647,13 @@ def test_quick_real_data_stand_in_when_missing(tmp_path, monkeypatch):
     assert rows["V2"]["verdict"] == R.NA and rows["V3"]["verdict"] == R.NA
     assert "held-out" in rows["V2"]["per_seed"][0]["text"]
     assert rep.info.stand_in
-    prob, info = R.build_problem("fig2-rcv1", quick=True, data_dir=tmp_path / "empty",
+    prob, info = RE.build_problem("fig2-rcv1", quick=True, data_dir=tmp_path / "empty",
                                  progress=False)
     assert (prob.n, prob.d, info.s) == (200, 300, 20)
     assert prob.is_sparse and prob.loss == "logistic" and prob.x_true is None
     assert set(np.unique(prob.y)) == {-1.0, 1.0}
     per_row = prob.nnz / prob.n
-    assert per_row == pytest.approx(R.PAPER_DENSITY["rcv1"] * 3000, rel=0.2)
+    assert per_row == pytest.approx(RE.PAPER_DENSITY["rcv1"] * 3000, rel=0.2)
     md = (tmp_path / "out" / "claims.md").read_text()
     assert "SYNTHETIC STAND-IN, NOT THE REAL DATA" in md
     assert "STAND-IN" in (tmp_path / "out" / "passes.html").read_text()
@@ -690,7 +696,7 @@ def test_unknown_experiment_is_rejected():
     with pytest.raises(SystemExit):
         cli.main(["reproduce", "fig9"])
     with pytest.raises(ValueError, match="unknown experiment"):
-        R.build_problem("fig9")
+        RE.build_problem("fig9")
 
 
 # -- step sizes -----------------------------------------------------------------------------
@@ -698,9 +704,9 @@ def test_unknown_experiment_is_rejected():
 
 def test_tuned_factor_fallbacks():
     f, src = R.tuned_factor("fig1-setting1", True, "svrgsp", "paper")
-    assert f in R.RECORDED_GRID and "seeds 1000-1001" in src
+    assert f in RT.RECORDED_GRID and "seeds 1000-1001" in src
     f_on_t, _ = R.tuned_factor("fig1-setting1", True, "svrgsp", inner="on_T")
-    assert f_on_t in R.RECORDED_GRID
+    assert f_on_t in RT.RECORDED_GRID
     f, src = R.tuned_factor("fig2-rcv1", False, "svrgsp", "paper")  # no full-scale entry
     assert f == R.TUNED_FACTORS[("fig2-rcv1", True)]["svrgsp|paper"]
     assert "stand-in" in src and "quick-scale factor used" in src
@@ -708,9 +714,9 @@ def test_tuned_factor_fallbacks():
 
 
 def test_tuned_factors_keyed_by_reading():
-    assert R.factor_key("svrgsp", "paper") == "svrgsp|paper"
-    assert R.factor_key("SVRGSP+", "restricted") == "svrgsp+|on_T"  # old names accepted
-    assert R.factor_key("fght", "on_T") == "fght"
+    assert RT.factor_key("svrgsp", "paper") == "svrgsp|paper"
+    assert RT.factor_key("SVRGSP+", "restricted") == "svrgsp+|on_T"  # old names accepted
+    assert RT.factor_key("fght", "on_T") == "fght"
     # the recorded values kept under their new keys ("svrgsp" was on T, "|full" the paper's)
     t = R.TUNED_FACTORS[("fig1-setting1", True)]
     assert (t["svrgsp|on_T"], t["svrgsp+|on_T"], t["svrgsp|paper"], t["svrgsp+|paper"]) == \
@@ -719,7 +725,7 @@ def test_tuned_factors_keyed_by_reading():
     assert (t["svrgsp|on_T"], t["svrgsp+|on_T"], t["svrgsp|paper"], t["svrgsp+|paper"]) == \
         (4.0, 4.0, 1.0, 1.0)
     for table in R.TUNED_FACTORS.values():
-        for m in R.METHODS:
+        for m in RE.METHODS:
             spec = get_method(m)
             if spec.readings:
                 assert {f"{m}|paper", f"{m}|on_T"} <= set(table) and m not in table

@@ -9,6 +9,7 @@ import pytest
 
 from rgrasp_viz import _cli as cli
 from rgrasp_viz import reproduce as R
+from rgrasp_viz.reproduce import _command as RCMD
 from rgrasp_viz.reproduce import _command as command
 from rgrasp_viz.reproduce import _parallel
 from rgrasp_viz.reproduce import _tuning as tuning
@@ -45,7 +46,7 @@ def test_seeds_from_python_values():
     assert R.parse_seeds(4) == [4]
     assert R.parse_seeds([0, 3]) == [0, 3]
     assert R.parse_seeds(range(2)) == [0, 1]
-    assert R.DEFAULT_SEEDS == (0, 1, 2, 3, 4)
+    assert RCMD.DEFAULT_SEEDS == (0, 1, 2, 3, 4)
     args = command.check_run_args("fig1-setting1", quick=True)
     assert args["seeds"] == [0, 1, 2, 3, 4]  # five seeds by default, also with --quick
     assert command.check_run_args("fig1-setting1", seed=7)["seeds"] == [7]

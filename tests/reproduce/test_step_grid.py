@@ -9,21 +9,23 @@ import numpy as np
 import pytest
 
 from rgrasp_viz import reproduce as R
+from rgrasp_viz.reproduce import _command as RCMD
+from rgrasp_viz.reproduce import _tuning as RT
 from rgrasp_viz.reproduce import _tuning as tuning
 from rgrasp_viz.reproduce._experiments import build_problem, run_method
 
 
 def test_grid_is_sqrt2_from_a_quarter_to_eight():
-    g = np.asarray(R.TUNE_GRID)
+    g = np.asarray(RT.TUNE_GRID)
     assert g[0] == pytest.approx(0.25) and g[-1] == pytest.approx(8.0)
     np.testing.assert_allclose(g[1:] / g[:-1], math.sqrt(2), rtol=1e-12)
     assert len(g) == 11
-    assert {0.5, 1.0, 2.0, 4.0} <= set(R.TUNE_GRID)  # exact powers of two on the grid
+    assert {0.5, 1.0, 2.0, 4.0} <= set(RT.TUNE_GRID)  # exact powers of two on the grid
 
 
 def test_tuning_seeds_are_disjoint_from_the_default_evaluation_seeds():
-    assert R.tuning_seeds() == [1000, 1001]
-    assert not set(R.tuning_seeds()) & set(R.DEFAULT_SEEDS)
+    assert RT.tuning_seeds() == [1000, 1001]
+    assert not set(RT.tuning_seeds()) & set(RCMD.DEFAULT_SEEDS)
     with pytest.raises(ValueError, match="tuning seeds"):
         R.parse_seeds("0-1000")
 
@@ -31,7 +33,7 @@ def test_tuning_seeds_are_disjoint_from_the_default_evaluation_seeds():
 @pytest.fixture(scope="module")
 def fght_tuning():
     grid = (0.5, 1.0, 2.0, 8.0)
-    factors, sens = R.tune("fig1-setting1", quick=True, methods=("fght",), grid=grid,
+    factors, sens = RT.tune("fig1-setting1", quick=True, methods=("fght",), grid=grid,
                            budget=20, progress=False)
     return grid, factors, sens
 
@@ -87,7 +89,7 @@ def test_tuning_passes_match_a_numpy_recount(fght_tuning):
 
 
 def test_grasp_has_no_step_and_no_sensitivity_row():
-    factors, sens = R.tune("fig1-setting1", quick=True, methods=("grasp",), grid=(1.0, 2.0),
+    factors, sens = RT.tune("fig1-setting1", quick=True, methods=("grasp",), grid=(1.0, 2.0),
                            budget=3, progress=False, n_seeds=1)
     assert factors == {"grasp": 1.0} and sens["methods"] == {}
     assert tuning.n_tuning_tasks(("grasp", "svrgsp"), ("paper", "on_T"), 2) == 2 * 3

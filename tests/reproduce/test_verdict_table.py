@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 from rgrasp_viz.reproduce import (
-    BADGE_COLORS,
     CONTRADICTED,
     MIXED,
     NOT_SHOWN,
@@ -17,6 +16,7 @@ from rgrasp_viz.reproduce import (
     claims_html,
     format_claims,
 )
+from rgrasp_viz.reproduce._verdict_table import BADGE_COLORS
 
 
 def _rows():

@@ -8,9 +8,12 @@ import math
 import numpy as np
 import pytest
 
+from rgrasp_viz import reference as REF
 from rgrasp_viz import reproduce as R
 from rgrasp_viz._trace import TraceBuilder
-from rgrasp_viz.solvers._registry import method_label
+from rgrasp_viz.reproduce import _claims as RC
+from rgrasp_viz.reproduce import _experiments as RE
+from rgrasp_viz.solvers import method_label
 
 pytest.importorskip("plotly")
 
@@ -36,7 +39,7 @@ def by_id(rows):
 
 
 # F* = 0, F(x0) = 1: the speed gap is F itself; the target is F <= 1e-4
-ZERO = R.Reference(0.0, "a hand-made reference", err_ref=0.01, err_source="hand-made")
+ZERO = REF.Reference(0.0, "a hand-made reference", err_ref=0.01, err_source="hand-made")
 ALT = [[0], [1]] * 10  # another support at every other iteration: never identical iterates
 
 
@@ -67,7 +70,7 @@ def p1(reach_sp, reach_ht, k=12):
 def test_each_verdict_of_one_seed(reach_sp, reach_ht, verdict, margin):
     row = by_id(R.evaluate_claims(p1(reach_sp, reach_ht), reference=ZERO))["P1"]
     assert row["verdict"] == verdict, row
-    assert row["tie_tolerance"] == R.TIE_TOLERANCE["passes"] == 0.05
+    assert row["tie_tolerance"] == RC.TIE_TOLERANCE["passes"] == 0.05
     if math.isnan(margin):
         assert math.isnan(row["margin"]) and row["lean"] is not None
     else:
@@ -94,11 +97,11 @@ def test_speed_target_is_on_the_optimisation_scale():
     runs = {"svrgsp": trace("svrgsp", passes, obj),
             "svrght": trace("svrght", passes, np.array([1.0, 0.5, 0.4, 0.3]),
                             supports=ALT[:4])}
-    ref = R.Reference(1e-3, "floor")
+    ref = REF.Reference(1e-3, "floor")
     row = by_id(R.evaluate_claims(runs, reference=ref))["P1"]
     assert row["verdict"] == R.SUPPORTED
-    np.testing.assert_allclose(R.speed_gap(obj, 1e-3, 1.0), (obj - 1e-3) / (1.0 - 1e-3))
-    table = {r["method"]: r for r in R.target_table(runs, reference=ref)}
+    np.testing.assert_allclose(RC.speed_gap(obj, 1e-3, 1.0), (obj - 1e-3) / (1.0 - 1e-3))
+    table = {r["method"]: r for r in RC.target_table(runs, reference=ref)}
     assert table["svrgsp"]["passes"]["0.0001"] is not None
     assert table["svrgsp"]["which_local_minimum"]["final"] == pytest.approx(0.05)
     assert table["svrght"]["passes"]["0.001"] is None  # "never"
@@ -108,7 +111,7 @@ def _quality_runs(err, recovered, strong=10):
     """All six methods, final errors ``err[m]``, ``recovered[m]`` strong coordinates."""
     passes = np.arange(3.0)
     runs, quality = {}, {}
-    for m in R.METHODS:
+    for m in RE.METHODS:
         runs[m] = trace(m, passes, np.array([1.0, 0.5, 0.25]),
                         rel_error=np.array([1.0, 0.5, err[m]]))
         quality[m] = {"final_error": err[m], "strong": strong, "recovered": recovered[m],
@@ -122,8 +125,8 @@ def _quality_runs(err, recovered, strong=10):
     (0.0100, 0.0101, R.TIE),          # 1 % apart: within the 2 % quality tolerance
 ])
 def test_quality_claim_compares_final_estimation_error(vr_err, other_err, verdict):
-    err = {m: vr_err if m in R.VR_METHODS else other_err for m in R.METHODS}
-    runs, quality = _quality_runs(err, {m: 10 for m in R.METHODS})
+    err = {m: vr_err if m in RC.VR_METHODS else other_err for m in RE.METHODS}
+    runs, quality = _quality_runs(err, {m: 10 for m in RE.METHODS})
     row = by_id(R.evaluate_claims(runs, reference=ZERO, quality=quality))["V2"]
     assert row["verdict"] == verdict
     assert row["margin"] == pytest.approx(other_err / vr_err - 1)
@@ -131,7 +134,7 @@ def test_quality_claim_compares_final_estimation_error(vr_err, other_err, verdic
     # the old relative gap survives only as the labelled "which local minimum" numbers
     assert "which local minimum" in row["text"]
     assert set(row["numbers"]["which_local_minimum"]) == {
-        method_label(m) for m in R.METHODS}
+        method_label(m) for m in RE.METHODS}
 
 
 @pytest.mark.parametrize("vr, other, verdict, margin", [
@@ -140,8 +143,8 @@ def test_quality_claim_compares_final_estimation_error(vr_err, other_err, verdic
     (8, 10, R.CONTRADICTED, -2.0),
 ])
 def test_recovery_claim_counts_strong_coordinates(vr, other, verdict, margin):
-    rec = {m: vr if m in R.VR_METHODS else other for m in R.METHODS}
-    runs, quality = _quality_runs({m: 0.01 for m in R.METHODS}, rec)
+    rec = {m: vr if m in RC.VR_METHODS else other for m in RE.METHODS}
+    runs, quality = _quality_runs({m: 0.01 for m in RE.METHODS}, rec)
     row = by_id(R.evaluate_claims(runs, reference=ZERO, quality=quality))["V3"]
     assert (row["verdict"], row["margin"]) == (verdict, margin)
     assert row["margin_unit"] == "coordinates"
@@ -150,22 +153,22 @@ def test_recovery_claim_counts_strong_coordinates(vr, other, verdict, margin):
 def test_quality_of_counts_strong_true_coordinates():
     # n = 100, sigma = 0.1: strong means |x*_j| > 3 * 0.1 / 10 = 0.03
     x_true = np.array([1.0, -0.5, 0.02, 0.0, 0.04, 0.0])
-    assert R.strong_threshold(100, 0.1) == pytest.approx(0.03)
+    assert RC.strong_threshold(100, 0.1) == pytest.approx(0.03)
     tr = trace("fght", [0.0, 1.0], [1.0, 0.5], rel_error=[1.0, 0.2], supports=[[0], [0, 2, 4]])
-    q = R.quality_of(tr, x_true, 0.1, 100)
+    q = RC.quality_of(tr, x_true, 0.1, 100)
     # strong: 0, 1, 4; the final support {0, 2, 4} holds 0 and 4
     assert (q["strong"], q["recovered"], q["final_error"]) == (3, 2, 0.2)
-    assert R.quality_of(tr)["strong"] is None  # real data: no truth
+    assert RC.quality_of(tr)["strong"] is None  # real data: no truth
 
 
 def test_quality_claims_without_truth_are_na():
     passes = np.arange(3.0)
-    runs = {m: trace(m, passes, [1.0, 0.5, 0.25]) for m in R.METHODS}
+    runs = {m: trace(m, passes, [1.0, 0.5, 0.25]) for m in RE.METHODS}
     rows = by_id(R.evaluate_claims(runs, reference=ZERO))
     assert rows["V2"]["verdict"] == R.NA and "held-out" in rows["V2"]["text"]
     assert rows["V3"]["verdict"] == R.NA
     # a held-out loss per method (real data) is what V2 then compares
-    quality = {m: {"heldout_loss": 0.3 if m in R.VR_METHODS else 0.4} for m in R.METHODS}
+    quality = {m: {"heldout_loss": 0.3 if m in RC.VR_METHODS else 0.4} for m in RE.METHODS}
     v2 = by_id(R.evaluate_claims(runs, reference=ZERO, quality=quality))["V2"]
     assert v2["verdict"] == R.SUPPORTED and v2["numbers"]["metric"] == "heldout_loss"
     assert v2["margin"] == pytest.approx(0.4 / 0.3 - 1)
@@ -220,7 +223,7 @@ def test_margins_over_seeds_give_the_spread():
     assert "per seed: 0: supported +30.0 %, 1: supported +inf, 2: tie +1.0 %" in text
     md = R.format_claims([row], markdown=True)
     assert "**supported (4/5)**" in md
-    assert R.verdict_counts([row])[R.SUPPORTED] == 1
+    assert RC.verdict_counts([row])[R.SUPPORTED] == 1
 
 
 def test_aggregate_rejects_nothing_and_mismatched_claims():

@@ -9,6 +9,7 @@ import scipy.sparse as sp
 from numpy_reference import hard_threshold_ref, top_k_ref
 
 import rgrasp_viz as rv
+from rgrasp_viz import analysis
 from rgrasp_viz.viz import figures as F
 
 
@@ -367,6 +368,24 @@ def test_plugin_thresholdings_outside_a_solver_and_of_other_vectors(prob):
     np.testing.assert_array_equal(res.trace.ev_in[inner], [0, 0] * 3)
     np.testing.assert_array_equal(res.trace.ev_out[inner], [0, 1] * 3)
     np.testing.assert_array_equal(res.trace.ev_step[inner], [0, prob.n] * 3)
+
+
+def test_a_plugins_work_sets_its_steps_on_the_timeline(prob):
+    """A step 5 that does 20 passes of work (GD-SP: 20 ``sub.grad`` calls) spans 20 n
+    component gradients per iteration on the timeline's step axis: its closing H_s sits at
+    the end of its iteration there, as on the pass axis."""
+    rv.register_method("gd20", subsolver=gd_on_T, eta=0.01)
+    try:
+        res = rv.solve(prob, "gd20", s=6, max_iter=3, tol=0, ftol=0, warn=False)
+    finally:
+        rv.unregister_method("gd20")
+    tr = res.trace
+    assert tr.meta["steps_per_iter"] == 20 * prob.n
+    np.testing.assert_array_equal(tr.inner_steps[1:], [20 * prob.n] * 3)
+    pos, kind = analysis.event_positions(tr, "steps")
+    np.testing.assert_array_equal(pos[kind == 1], [20 * prob.n * t for t in (1, 2, 3)])
+    pos, kind = analysis.event_positions(tr, "passes")
+    np.testing.assert_allclose(pos[kind == 1], tr.passes[1:])
 
 
 def _assert_same_runs(prob, first, second):

@@ -12,6 +12,7 @@ import numpy_reference as reference
 import pytest
 
 import rgrasp_viz as rv
+from rgrasp_viz.exceptions import ConvergenceWarning
 from rgrasp_viz.solvers._driver import SUPPORT_FACTOR, minimiser_probe
 from rgrasp_viz.solvers._status import Status
 
@@ -25,7 +26,7 @@ def _quick(setting, seed):
 def _svrght(prob, factor, seed):
     s = prob.default_s
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", rv.exceptions.ConvergenceWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)
         return rv.solve(prob, "svrght", s=s, eta=factor * rv.default_eta(prob, "svrght", s),
                         random_state=seed)
 
@@ -48,7 +49,7 @@ def test_svrght_at_half_its_step_on_quick_setting_2_is_not_converged():
     CONVERGED at 226x the best objective of its sweep, 30 of 50 true coordinates."""
     prob = _quick(2, 0)
     s = prob.default_s
-    with pytest.warns(rv.exceptions.ConvergenceWarning, match="HT_FIXED_POINT: fixed point of hard "
+    with pytest.warns(ConvergenceWarning, match="HT_FIXED_POINT: fixed point of hard "
                                                    "thresholding, not a minimiser"):
         res = rv.solve(prob, "svrght", s=s, eta=0.5 * rv.default_eta(prob, "svrght", s),
                        random_state=0)
@@ -96,7 +97,7 @@ def test_runs_that_end_at_a_minimisers_support_stay_converged(method, factor):
     prob = _quick(2, 0)
     s = prob.default_s
     with warnings.catch_warnings():
-        warnings.simplefilter("error", rv.exceptions.ConvergenceWarning)
+        warnings.simplefilter("error", ConvergenceWarning)
         res = rv.solve(prob, method, s=s, eta=factor * rv.default_eta(prob, method, s),
                        random_state=0)
     assert res.status == Status.CONVERGED and res.success, res.message

@@ -15,7 +15,7 @@ class Dataset(BaseDataset):
 
     def get_data(self):
         from rgrasp_viz import datasets, exceptions
-        from rgrasp_viz.reproduce import S_REAL
+        from rgrasp_viz.reproduce._experiments import S_REAL
 
         try:
             W, y = datasets.fetch(self.dataset, download=False, progress=False,

@@ -31,12 +31,12 @@ module             job
 
 from __future__ import annotations
 
-from ...analysis import replay_frames
-from ._comparison import Comparison, compare
+from ._comparison import Comparison, compare  # noqa: F401 - compare: rv.compare
 from ._debounce import Debouncer
-from ._explorer import Explorer, explore
-from ._player import Player, play
-from ._widgets import update_figure
+from ._explorer import Explorer, explore  # noqa: F401 - explore: rv.explore
+from ._figure import Figure, Replay
+from ._player import Player, play  # noqa: F401 - play: rv.play
 
-__all__ = ["Comparison", "Debouncer", "Explorer", "Player", "compare", "explore", "play",
-           "replay_frames", "update_figure"]
+# one public home per name: the functions that open a dashboard are rv.explore, rv.play and
+# rv.compare (loaded from here on first use); the widgets' classes live here
+__all__ = ["Comparison", "Debouncer", "Explorer", "Figure", "Player", "Replay"]

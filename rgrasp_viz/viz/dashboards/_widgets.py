@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...analysis import status_kind as _run_status_kind
 from ..figures import TEMPLATE
 from ..figures._base import esc  # noqa: F401 - the one escaping helper, for the dashboards
 from ._figure import Figure, Replay, encode_frames
@@ -127,17 +128,13 @@ def status_kind(run):
     for every other way a run stops (MAX_ITER, MAX_PASSES, STALLED, NO_PROGRESS,
     HT_FIXED_POINT, CALLBACK: it did not converge) and for a CONVERGED poor estimate
     (:func:`status_note` says why)."""
-    from ...analysis import status_kind as kind_of
-
-    return kind_of(run).kind
+    return _run_status_kind(run).kind
 
 
 def status_note(run):
     """Why a CONVERGED run is not shown green (a poor estimate), as plain text; empty
     otherwise (escape it before it reaches HTML)."""
-    from ...analysis import status_kind as kind_of
-
-    return kind_of(run).note
+    return _run_status_kind(run).note
 
 
 REFERENCES = ("exact", None)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from ...solvers._registry import method_label
+from ...solvers import method_label
 from ._base import esc, figure, spec, tr
 
 __all__ = ["condition_map", "condition_map_spec"]
