@@ -8,8 +8,8 @@ new one is complete)::
     nice -n 10 .venv/bin/python scripts/precompute_condition_map.py --jobs 2     # full size
     .venv/bin/python scripts/precompute_condition_map.py --quick --out /tmp/cm.json
 
-The full size (two shapes, five rho, six methods, three seeds, two tuning seeds) takes about
-half an hour of two cores (``--tune-seeds 1``: about 20 minutes); on a shared machine, longer.
+The full size (two shapes, five rho, six methods, three seeds, two tuning seeds) is a long run:
+start it with ``nice`` and two jobs, and let it write the record when it is complete.
 """
 
 from __future__ import annotations
