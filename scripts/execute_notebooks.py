@@ -19,7 +19,8 @@ that has the real rcv1 file cached -- the same setting
 script prints each notebook's execution time and size and exits non-zero if a notebook
 fails, takes longer than ``--budget`` seconds, or exceeds 1 MB.
 
-The course notebooks are ``notebooks/NN-*.ipynb``; ``notebooks/app.ipynb`` (the Voila app)
+The course notebooks are ``notebooks/NN-*.ipynb`` (``045-*`` sits between 4 and 5);
+``notebooks/app.ipynb`` (the Voila app)
 has its own owner and is executed only with ``--include-app``.
 """
 
@@ -39,8 +40,9 @@ MAX_BYTES = 1_000_000
 
 
 def course_notebooks():
-    """The course notebooks, in order: ``notebooks/NN-*.ipynb``."""
-    return sorted(p for p in NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
+    """The course notebooks, in order: ``notebooks/NN-*.ipynb`` (and ``NNN-*.ipynb``, a notebook
+    between two: ``045-`` sorts between ``04-`` and ``05-``)."""
+    return sorted(p for p in NOTEBOOKS.glob("[0-9][0-9]*-*.ipynb"))
 
 
 def execute(path, timeout=600):

@@ -34,6 +34,11 @@ One job per module:
 * :mod:`~rgrasp_viz.reproduce._report` — figures, ``claims.md``, ``run.json``, the summary;
 * :mod:`~rgrasp_viz.reproduce._output` — the output folder: complete or absent, one writer;
 * :mod:`~rgrasp_viz.reproduce._command` — :func:`run` and the command-line arguments;
+* :mod:`~rgrasp_viz.reproduce._condition_map` — ``reproduce condition-map`` (ours, beyond the
+  paper): :func:`run_condition_map`, where variance reduction pays over the features'
+  correlation, with the smoothness constants that explain it (:func:`smoothness`);
+* :mod:`~rgrasp_viz.reproduce._verdict_table` — :func:`claims_html` / :class:`VerdictTable`: the
+  claims table as HTML with a coloured badge per verdict;
 * :mod:`~rgrasp_viz.reproduce._parallel` — :func:`run_tasks`: the runs serially, on local
   processes (``--jobs``) or on a Dask cluster (``--scheduler``), with the same results.
 """
@@ -58,11 +63,18 @@ from ._claims import (
     verdict_summary,
 )
 from ._command import parse_seeds, run
+from ._condition_map import (
+    build_map_problem,
+    run_condition_map,
+    smoothness,
+    summarize,
+)
 from ._experiments import EXPERIMENTS, PASS_BUDGET, Experiment
 from ._parallel import run_tasks
 from ._precomputed import load as load_precomputed
 from ._report import Report
 from ._tuning import TUNED_FACTORS, tuned_factor
+from ._verdict_table import VerdictTable, claims_html
 
 # the public API of the reproduction (one home per name: F* is rgrasp_viz.reference's, first
 # crossings rgrasp_viz.analysis's); the other names imported above serve the package's own
@@ -84,13 +96,19 @@ __all__ = [
     "VERDICTS",
     "Experiment",
     "Report",
+    "VerdictTable",
     "aggregate_claims",
+    "build_map_problem",
+    "claims_html",
     "evaluate_claims",
     "format_claims",
     "load_precomputed",
     "parse_seeds",
     "run",
+    "run_condition_map",
     "run_tasks",
+    "smoothness",
+    "summarize",
     "tuned_factor",
     "verdict_summary",
 ]

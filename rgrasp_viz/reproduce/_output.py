@@ -37,7 +37,8 @@ from ..exceptions import OutputError
 __all__ = ["OUTPUT_NAMES", "OutputFolder", "check_out"]
 
 OUTPUT_NAMES = frozenset({"passes.html", "time.html", "passes.png", "time.png", "steps.html",
-                          "steps.png", "claims.md", "run.json", "traces"})
+                          "steps.png", "map.html", "map.png", "claims.md", "run.json",
+                          "traces"})
 """Entries a run writes in its folder (``traces/`` holds ``*.npz`` only)."""
 
 

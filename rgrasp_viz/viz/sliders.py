@@ -10,7 +10,10 @@ pass), with fixed axes so that moving the slider shows the change, and the run's
 the title.
 
 The builder is pure: it draws given runs and never solves (the site's build script solves
-the sweeps, see ``scripts/build_site.py``).
+the sweeps, see ``scripts/build_site.py``).  :func:`correlation_sweep_figure` does the same
+for the correlation ``rho`` of the design, over the runs recorded by ``python -m rgrasp_viz
+reproduce condition-map`` (too long to solve while the site builds): every method's gap
+curve at the chosen ``rho``, so that moving the slider shows FG-HT's lead shrink and vanish.
 """
 
 from __future__ import annotations
@@ -21,13 +24,14 @@ import numbers
 import numpy as np
 
 from ..analysis import FStar, as_trace, estimate_fstar
-from ..solvers import cuts_per_epoch
+from ..solvers import cuts_per_epoch, method_color
 from ..solvers._registry import get_method, method_label
 from ..solvers._status import Status
-from .figures import convergence_spec
+from .figures import TEMPLATE, convergence_spec
 from .figures._base import figure
 
-__all__ = ["SWEEP_PARAMETERS", "parameter_sweep_figure"]
+__all__ = ["CORRELATION_FLOOR", "SWEEP_PARAMETERS", "correlation_sweep_figure",
+           "parameter_sweep_figure"]
 
 SWEEP_PARAMETERS = {
     "m": "SVRGSP+ cuts to |T| every ⌈J/m⌉ inner steps",
@@ -207,4 +211,116 @@ def parameter_sweep_figure(results, param, *, default=None, fstar=None, title=No
                      "default": active, "fstar": _plain(fs.value)}
     layout["meta"] = meta
     data = [dict(d) for d in base["data"]]
+    layout["template"] = TEMPLATE
+    return figure({"data": data, "layout": layout})
+
+
+CORRELATION_FLOOR = 1e-7
+"""Smallest fraction ``(F - F*) / (F0 - F*)`` the correlation slider draws: a run that gets
+below it (or to ``F*`` itself) is drawn at the floor, which is labelled, instead of diving
+toward 0 on the log axis (two decades below the map's lowest level)."""
+
+
+def correlation_sweep_figure(record, shape="paper", *, default=None, floor=CORRELATION_FLOOR):
+    """Every method's gap by pass, with a Plotly slider over the design's correlation ``rho``.
+
+    Parameters
+    ----------
+    record : dict
+        The record of ``reproduce condition-map`` (``run.json``; the course's copy is
+        ``notebooks/data/condition-map.json``): its ``curves`` (one seed's
+        ``(F - F*) / (F0 - F*)`` by pass per shape, rho and method), ``map`` and ``winner``.
+    shape : str
+        Which shape of the record to draw.
+    default : float, optional
+        The rho the figure opens on (default: the smallest).
+    floor : float
+        :data:`CORRELATION_FLOOR`.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One trace per method (``meta["method"]``) and a dotted line at the speed target;
+        ``layout.sliders[0].steps[k]`` redraws the curves of ``rho`` number ``k``
+        (``args[0]``: the method traces' ``x`` and ``y``; ``args[1]``: the title, naming the
+        winner and FG-HT's passes; ``args[2]``: the indices of the method traces);
+        ``layout.meta["sweep"]`` holds the values.
+
+    Raises
+    ------
+    ValueError
+        When the record has no curves for ``shape`` or ``default`` is not one of its rhos.
+    """
+    curves = [c for c in record.get("curves", []) if c["shape"] == shape]
+    if not curves:
+        raise ValueError(f"the condition-map record has no curves for shape {shape!r}")
+    rhos = sorted({float(c["rho"]) for c in curves})
+    methods = list(dict.fromkeys(c["method"] for c in curves))
+    if default is None:
+        active = 0
+    elif float(default) in rhos:
+        active = rhos.index(float(default))
+    else:
+        raise ValueError(f"default rho={default!r} is not among the record's {rhos}")
+    target = float(record.get("speed_target", 1e-4))
+    key = f"{target:g}"
+    by = {(float(c["rho"]), c["method"]): c for c in curves}
+    rows = {(float(r["rho"]), r["method"]): r for r in record.get("map", [])
+            if r["shape"] == shape}
+    wins = {float(w["rho"]): w for w in record.get("winner", []) if w["shape"] == shape}
+
+    def ys(rho, m):
+        c = by.get((rho, m))
+        if c is None:
+            return [], []
+        y = [None if v is None else max(float(v), floor) for v in c["fraction"]]
+        return list(c["passes"]), y
+
+    def passes_text(rho, m):
+        r = rows.get((rho, m))
+        p = r["levels"][key]["passes"] if r else None
+        return "never" if p is None else f"{p:.0f} passes"
+
+    def heading(rho):
+        w = wins.get(rho, {})
+        fg = passes_text(rho, "fght")
+        win = (f"fewest passes: {method_label(w['method'])} ({passes_text(rho, w['method'])})"
+               if w.get("method") else "no method reaches it on every seed")
+        return (f"ρ = {rho:g} · to {key} of the initial gap, {win}; FG-HT: {fg}"
+                f"<br><sup>{shape} shape, seed {curves[0].get('seed', 0)}; passes: median "
+                f"over the seeds; curves drawn down to a floor of {floor:g}</sup>")
+
+    steps = []
+    for rho in rhos:
+        xy = [ys(rho, m) for m in methods]
+        steps.append({"label": f"{rho:g}", "method": "update",
+                      "args": [{"x": [x for x, _ in xy], "y": [y for _, y in xy]},
+                               {"title.text": heading(rho)}, list(range(len(methods)))]})
+    start = [ys(rhos[active], m) for m in methods]
+    data = [{"type": "scatter", "mode": "lines", "x": x, "y": y, "name": method_label(m),
+             "line": {"color": method_color(m), "width": 2},
+             "hovertemplate": f"{method_label(m)}: pass %{{x:.1f}}, %{{y:.2e}}<extra></extra>",
+             "meta": {"role": "gap", "method": m}}
+            for m, (x, y) in zip(methods, start, strict=True)]
+    xmax = max((max(c["passes"]) for c in curves if c["passes"]), default=1.0)
+    data.append({"type": "scatter", "mode": "lines", "x": [0, xmax], "y": [target, target],
+                 "name": f"target {key}", "line": {"color": "#888", "dash": "dot", "width": 1},
+                 "hoverinfo": "skip", "meta": {"role": "target"}})
+    layout = {
+        "title": {"text": heading(rhos[active])},
+        "xaxis": {"title": {"text": "effective passes"}, "range": [0, xmax],
+                  "autorange": False},
+        "yaxis": {"title": {"text": "(F − F*) / (F0 − F*)"}, "type": "log",
+                  "range": [math.log10(floor) - 0.2, 0.2], "autorange": False,
+                  "exponentformat": "power"},
+        "height": 520, "margin": {"t": 100, "b": 150},
+        "legend": {"orientation": "v", "x": 1.02, "y": 1},
+        "sliders": [{"active": active, "steps": steps, "pad": {"t": 60}, "len": 1.0, "x": 0,
+                     "currentvalue": {"prefix": "ρ = ", "font": {"size": 14}},
+                     "name": "rho"}],
+        "meta": {"sweep": {"param": "rho", "values": rhos, "labels": [f"{r:g}" for r in rhos],
+                           "default": active, "shape": shape, "floor": floor,
+                           "methods": methods}},
+    }
+    layout["template"] = TEMPLATE
     return figure({"data": data, "layout": layout})

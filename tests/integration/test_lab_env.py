@@ -158,7 +158,7 @@ RUNNER = textwrap.dedent('''
 
 
 def _notebooks():
-    names = sorted(p.name for p in NB_DIR.glob("[0-9][0-9]-*.ipynb"))
+    names = sorted(p.name for p in NB_DIR.glob("[0-9][0-9]*-*.ipynb"))
     only = os.environ.get("RGRASP_LAB_NOTEBOOKS")
     if only:
         prefixes = tuple(p.strip() for p in only.split(",") if p.strip())

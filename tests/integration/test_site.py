@@ -839,3 +839,105 @@ def test_the_api_reference_lists_the_public_api_only(site):
         public = set(getattr(mod, "__all__", ())) | (
             {"explore", "play", "compare", "animate"} if module == "rgrasp_viz" else set())
         assert name in public, ident
+
+
+# -- the correlation slider (rho) over the committed condition map ------------------------------
+
+RHO_JS = """(gd) => {
+  const s = gd._fullLayout.sliders[0];
+  const ticks = Array.from(gd.querySelectorAll('.slider-container .slider-tick-rect'))
+    .map((t) => { const r = t.getBoundingClientRect(); return r.left + r.width / 2; });
+  const grip = gd.querySelector('.slider-container .slider-grip-rect').getBoundingClientRect();
+  return {active: s.active, n: s.steps.length, ticks: ticks,
+          grip: [grip.left + grip.width / 2, grip.top + grip.height / 2],
+          data: gd.data.map((d) => ({method: (d.meta || {}).method || null,
+                                     x: Array.from(d.x), y: Array.from(d.y)})),
+          title: gd._fullLayout.title.text};
+}"""
+
+
+def test_the_slider_page_carries_the_rho_slider_of_the_committed_map():
+    fig, record = build_site.correlation_figure()
+    page = build_site.slider_page({}, (fig, record))
+    assert 'id="rgrasp-rho-sweep"' in page and 'class="rgrasp-plotly rgrasp-rho-sweep"' in page
+    assert [float(v) for v in fig.layout.meta["sweep"]["values"]] == sorted(record["rhos"])
+    with pytest.raises(build_site.BuildError, match="condition map"):
+        build_site.correlation_figure(ROOT / "no-such-map.json")
+
+
+@pytest.mark.browser
+def test_rho_slider_redraws_the_committed_runs(served, chromium_path):
+    """Drag the rho slider from 0 to its last value: the page draws that rho's recorded
+    curves (read back from ``gd.data``), and the title names that rho's winner."""
+    base, _ = served
+    playwright = pytest.importorskip("playwright.sync_api")
+    from rgrasp_viz.viz.sliders import CORRELATION_FLOOR
+
+    record = json.loads(build_site.CONDITION_MAP.read_text(encoding="utf-8"))
+    rhos = sorted(record["rhos"])
+    with playwright.sync_playwright() as pw:
+        browser = _browser(pw, chromium_path)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            _offline(page, base)
+            _open(page, f"{base}/{build_site.SLIDER_PAGE}.html")
+            gd = page.locator("#rgrasp-rho-sweep")
+            gd.scroll_into_view_if_needed()
+            before = page.evaluate(RHO_JS, gd.element_handle())
+            assert before["active"] == 0 and before["n"] == len(rhos) == len(before["ticks"])
+            page.mouse.move(*before["grip"])
+            page.mouse.down()
+            page.mouse.move(before["ticks"][-1], before["grip"][1], steps=12)
+            page.mouse.up()
+            page.wait_for_function("([gd, k]) => gd._fullLayout.sliders[0].active === k",
+                                   arg=[gd.element_handle(), len(rhos) - 1], timeout=10_000)
+            after = page.evaluate(RHO_JS, gd.element_handle())
+        finally:
+            browser.close()
+    curves = {(c["rho"], c["method"]): c for c in record["curves"] if c["shape"] == "paper"}
+    drawn = [d for d in after["data"] if d["method"]]
+    assert len(drawn) == len(record["methods"])
+    for d in drawn:
+        rec = curves[(rhos[-1], d["method"])]
+        assert d["x"] == pytest.approx(rec["passes"])
+        want = [None if v is None else max(v, CORRELATION_FLOOR) for v in rec["fraction"]]
+        assert d["y"] == pytest.approx(want), d["method"]
+    assert after["data"] != before["data"]
+    (win,) = [w for w in record["winner"] if w["shape"] == "paper" and w["rho"] == rhos[-1]]
+    assert f"ρ = {rhos[-1]:g}" in after["title"]
+    if win["method"]:
+        from rgrasp_viz.solvers._registry import method_label
+
+        assert f"fewest passes: {method_label(win['method'])}" in after["title"]
+
+
+@pytest.mark.browser
+def test_search_summaries_show_the_page_text_not_the_theme_menus(served, chromium_path):
+    """The theme's <main> holds a toolbar (Binder, .ipynb, .pdf, "System Settings Light Dark")
+    and the page's table of contents before the article: a summary must come from the
+    article, so a word that is also a section title shows its passage, not the menu."""
+    base, _ = served
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as pw:
+        browser = _browser(pw, chromium_path)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            _offline(page, base)
+            page.goto(f"{base}/search.html?q=prerequisites", wait_until="load")
+            page.wait_for_function(
+                "() => document.querySelectorAll('#search-results li p.context').length >= 3",
+                timeout=60_000)
+            contexts = page.eval_on_selector_all("#search-results li p.context",
+                                                 "(ps) => ps.map((p) => p.textContent)")
+            text, menu = page.evaluate("""async (url) => {
+              const html = await (await fetch(url)).text();
+              const doc = new DOMParser().parseFromString(html, 'text/html');
+              return [Search.htmlToText(html),
+                      doc.querySelector('.bd-header-article').textContent];
+            }""", f"{base}/notebooks/04-tuning.html")
+        finally:
+            browser.close()
+    assert "System Settings" in menu  # the menu is there, in <main> ...
+    assert "System Settings" not in text and "Binder" not in text[:200]  # ... but not read
+    assert text.lstrip().startswith("4 · Tuning")
+    assert all("System Settings" not in c and "Light Dark" not in c for c in contexts), contexts

@@ -1,6 +1,7 @@
 """The course notebooks: structure, committed outputs, exercises, and an nbval replay.
 
-* Static checks on every course notebook (``notebooks/NN-*.ipynb``): the Project Pythia
+* Static checks on every course notebook (``notebooks/NN-*.ipynb``, and ``NNN-*`` for one
+  placed between two, e.g. ``045-`` between 4 and 5): the Project Pythia
   sections, every code cell executed in one top-to-bottom run and carrying its outputs, no
   error outputs, no widget state, size < 1 MB.
 * Exercises (every course notebook not in ``EXERCISE_EXEMPT``): each exercise is four code
@@ -56,11 +57,12 @@ EXPECTED = (
     "02-svrght-vs-svrgsp.ipynb",
     "03-rgrasp-framework.ipynb",
     "04-tuning.ipynb",
+    "045-variance-reduction.ipynb",
     "05-reproduce-figure1.ipynb",
     "06-real-data.ipynb",
 )
 
-COURSE = sorted(NB_DIR.glob("[0-9][0-9]-*.ipynb"))
+COURSE = sorted(NB_DIR.glob("[0-9][0-9]*-*.ipynb"))
 PYTHIA = ("## Overview", "## Prerequisites", "## Imports", "## Summary", "### What's next?",
           "## Resources and references")
 

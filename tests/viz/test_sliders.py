@@ -96,3 +96,54 @@ def test_bad_input_is_refused_before_drawing(sweep):
     with pytest.raises(ValueError, match="not among"):
         parameter_sweep_figure(runs, "m", default=7)
     assert set(SWEEP_PARAMETERS) == {"m", "J", "eta", "s"}
+
+
+# -- the correlation slider over a condition-map record (no solving) ---------------------------
+
+
+def _record():
+    """A condition-map record by hand: FG-HT fast at rho = 0, slow at 0.1; SVRGSP+ steady."""
+    from rgrasp_viz.viz.sliders import CORRELATION_FLOOR
+
+    passes = [0.0, 10.0, 20.0, 30.0]
+    fracs = {(0.0, "fght"): [1.0, 1e-3, 1e-9, 0.0], (0.0, "svrgsp+"): [1.0, 1e-2, 1e-4, 1e-6],
+             (0.1, "fght"): [1.0, 0.5, 0.2, 0.1], (0.1, "svrgsp+"): [1.0, 1e-2, 1e-4, 1e-6]}
+    curves = [{"shape": "paper", "rho": rho, "method": m, "seed": 0, "passes": passes,
+               "fraction": f} for (rho, m), f in fracs.items()]
+    pas = {(0.0, "fght"): 15.0, (0.0, "svrgsp+"): 20.0, (0.1, "fght"): None,
+           (0.1, "svrgsp+"): 20.0}
+    rows = [{"shape": "paper", "rho": rho, "method": m,
+             "levels": {"0.0001": {"passes": p}}} for (rho, m), p in pas.items()]
+    winner = [{"shape": "paper", "rho": 0.0, "method": "fght"},
+              {"shape": "paper", "rho": 0.1, "method": "svrgsp+"}]
+    assert CORRELATION_FLOOR < 1e-6
+    return {"curves": curves, "map": rows, "winner": winner, "speed_target": 1e-4}
+
+
+def test_the_rho_slider_draws_each_rhos_curves_and_names_the_winner():
+    from rgrasp_viz.viz.sliders import CORRELATION_FLOOR, correlation_sweep_figure
+
+    rec = _record()
+    fig = correlation_sweep_figure(rec)
+    (slider,) = fig.layout.sliders
+    assert [s.label for s in slider.steps] == ["0", "0.1"] and slider.active == 0
+    assert fig.layout.meta["sweep"]["param"] == "rho"
+    fg, vr, target = fig.data
+    assert (fg.meta["method"], vr.meta["method"], target.meta["role"]) == (
+        "fght", "svrgsp+", "target")
+    # rho = 0: FG-HT's curve, floored instead of diving to 0 (1e-9 and 0 drawn at the floor)
+    assert list(fg.y) == [1.0, 1e-3, CORRELATION_FLOOR, CORRELATION_FLOOR]
+    restyle, relayout, idx = slider.steps[1].args
+    assert list(idx) == [0, 1]  # the target line is left alone
+    assert restyle["y"][0] == [1.0, 0.5, 0.2, 0.1] and restyle["x"][0] == [0, 10, 20, 30]
+    assert "SVRGSP+ (20 passes)" in relayout["title.text"]
+    assert "FG-HT: never" in relayout["title.text"]
+    assert "fewest passes: FG-HT (15 passes)" in slider.steps[0].args[1]["title.text"]
+    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.autorange is False
+    assert fig.layout.yaxis.range[0] < math.log10(CORRELATION_FLOOR)
+    fig = correlation_sweep_figure(rec, default=0.1)
+    assert fig.layout.sliders[0].active == 1 and list(fig.data[0].y) == [1.0, 0.5, 0.2, 0.1]
+    with pytest.raises(ValueError, match="not among"):
+        correlation_sweep_figure(rec, default=0.2)
+    with pytest.raises(ValueError, match="no curves"):
+        correlation_sweep_figure(rec, shape="tall")

@@ -22,6 +22,7 @@ module                 figures
 ``_thresholding``      :func:`threshold_timeline`
 ``_moments``           :func:`coefficients`, :func:`progress`
 ``_slack``             :func:`slack_descent`
+``_condition_map``     :func:`condition_map` (from a ``reproduce condition-map`` record)
 ``_steps``             :func:`step_sensitivity`
 ``_path``              :func:`path_figure` (an estimator's path over ``s``, not a trace)
 ``_base``              template, plain-dict traces and specs
@@ -47,6 +48,7 @@ from ...analysis import (  # noqa: F401
 from ...solvers._registry import method_color, method_label  # noqa: F401
 from .._export import export, find_chromium
 from ._base import TEMPLATE, esc
+from ._condition_map import condition_map, condition_map_spec
 from ._convergence import (
     DIVERGED_CUT,
     GAP_FLOOR_RTOL,
@@ -83,6 +85,8 @@ __all__ = [
     "coefficient_range",
     "coefficients",
     "coefficients_spec",
+    "condition_map",
+    "condition_map_spec",
     "convergence",
     "convergence_spec",
     "esc",
