@@ -218,32 +218,12 @@ def top_k(v, k, forced=None):
 
 
 def hard_threshold(v, s, forced=None):
-    """The hard-thresholding operator H_s: keep the ``s`` largest magnitudes, zero the rest.
+    """The hard-thresholding operator H_s on plain arrays (ties towards the lower index).
 
-    Ties are broken towards the lower index, so the result is deterministic -- the same
-    operator Algorithm 1 (step 6) and the built-in methods apply, so a step-5 solver of your
-    own (:func:`rgrasp_viz.register_method`) that calls ``rv.hard_threshold(z, len(sub.T))``
-    inside its loop cuts exactly as SVRGSP+'s ``H_|T|`` does.
-
-    Parameters
-    ----------
-    v : array_like of float
-        Input vector (not modified).
-    s : int
-        Number of entries to keep (``s >= 0``).
-    forced : array_like of int, optional
-        Indices always kept (``always_select``), not counted in ``s``.
-
-    Returns
-    -------
-    ndarray of float64
-        A copy of ``v`` with all but the ``s`` largest-magnitude entries set to zero.
-
-    Examples
-    --------
-    >>> import rgrasp_viz as rv
-    >>> rv.hard_threshold([0.5, -3.0, 2.0, 2.0], 2)  # the tie 2.0 / 2.0 goes to index 2
-    array([ 0., -3.,  2.,  0.])
+    The kernel behind :func:`rgrasp_viz.hard_threshold` (which documents the operator and also
+    records a call made inside a registered step-5 solver); the built-in methods call this
+    one directly.  Returns a copy of ``v`` with all but its ``s`` largest-magnitude entries
+    (plus ``forced``) set to zero.
     """
     return hard_threshold_index(v, s, forced)[0]
 
