@@ -248,7 +248,8 @@ class Comparison(Dashboard):
     def _status_line(self):
         rd = self.reading.value
         m = self.m_slider.value
-        bad = [run_label(mth, rd) for mth, r in self.results.items() if r.status == Status.DIVERGED]
+        bad = [run_label(mth, rd) for mth, r in self.results.items()
+               if r.status == Status.DIVERGED]
         text = (f"Solved with inner = <b>{esc(rd)}</b>, m = {m} · "
                 f"{esc(stopping_text(self.rule))}")
         if bad:
@@ -331,8 +332,8 @@ class Comparison(Dashboard):
             note = (f"<br><small class='rgrasp-status-note'>{esc(note)}</small>" if note
                     else "")
             gap = self.fstar.gap(r.fun)
-            gap_text = "diverged" if r.status == Status.DIVERGED else (f"{float(gap):.2e}"
-                                                        if np.isfinite(gap) else "n/a")
+            gap_text = ("diverged" if r.status == Status.DIVERGED
+                        else f"{float(gap):.2e}" if np.isfinite(gap) else "n/a")
             rows.append(
                 f"<tr><td style='color:{method_color(mth)}'><b>{esc(run_label(mth, rd))}</b>"
                 f"</td><td class='rgrasp-status-{kind}' style='color:{color}'>"
