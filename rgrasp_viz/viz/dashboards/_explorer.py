@@ -63,9 +63,10 @@ class Explorer(Dashboard):
     repeats the current run), the support raster and the thresholding timeline of the
     current run.  Gaps are measured against an ``F*`` below every run shown
     (:func:`~rgrasp_viz.viz.dashboards._widgets.view_fstar`).  The status line says what the
-    run did: its status (green only when CONVERGED), ``s``, ``s*`` and ``s/s*`` (with a
-    warning when ``s < s*`` or when the ``d`` slider changed ``s*``), ``η`` with
-    ``(default rule)`` or ``(chosen)``, and the halvings of a default step size.  A diverged
+    run did: its status (green only when CONVERGED with an estimate that is not poor; a
+    note says why a converged run is amber), ``s``, ``s*`` and ``s/s*`` (with a warning
+    when ``s < s*`` or when the ``d`` slider changed ``s*``), ``η`` with ``(default rule)``
+    or ``(chosen)``, and the halvings of a default step size.  A diverged
     run is drawn dotted next to the last run that did not diverge.  Every method stops by
     the same rule (:data:`~rgrasp_viz.viz.dashboards._controls.STOPPING`).  The controls come from
     :data:`~rgrasp_viz.viz.dashboards._controls.CONTROLS`; those the current method does not
