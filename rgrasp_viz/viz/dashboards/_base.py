@@ -27,14 +27,8 @@ class Dashboard(widgets.VBox):
         The message of the last failed (re-)solve, else None.
     """
 
-    BUSY = "solving"
-    """What the busy line says is running (:func:`~._widgets.busy_text`)."""
-
-    ERROR_HINT = "The plots show the last runs that were solved."
-    """The sentence after an error message: what the figures show now."""
-
-    WAIT_TIMEOUT = 30.0
-    """Seconds :meth:`wait` waits by default."""
+    _busy_what = "solving"  # what the busy line says is running
+    _wait_timeout = 30.0  # seconds wait() waits by default
 
     error = None
     debouncer = None
@@ -42,11 +36,11 @@ class Dashboard(widgets.VBox):
     # -- the worker's callbacks (called in the kernel's thread) ------------------------------
     def _on_busy(self, seconds):
         """The solve of the latest change is still running after ``seconds``."""
-        self.status.value = status_box(busy_text(self.BUSY, seconds), "busy")
+        self.status.value = status_box(busy_text(self._busy_what, seconds), "busy")
 
     def _error_hint(self):
-        """The sentence after an error message (HTML; default :attr:`ERROR_HINT`)."""
-        return self.ERROR_HINT
+        """The sentence after an error message: what the figures show now (HTML)."""
+        return "The plots show the last runs that were solved."
 
     def _on_error(self, exc):
         """A (re-)solve failed: keep its message in :attr:`error` and show it."""
@@ -61,7 +55,7 @@ class Dashboard(widgets.VBox):
         Parameters
         ----------
         timeout : float, optional
-            Seconds (default :attr:`WAIT_TIMEOUT`).
+            Seconds (default: 30 for the explorer, 60 for the comparison).
 
         Returns
         -------
@@ -70,7 +64,7 @@ class Dashboard(widgets.VBox):
         """
         if self.debouncer is None:
             return True
-        return self.debouncer.wait(self.WAIT_TIMEOUT if timeout is None else timeout)
+        return self.debouncer.wait(self._wait_timeout if timeout is None else timeout)
 
     def close(self):
         """Stop the background worker (if any) and close the widgets."""

@@ -88,8 +88,8 @@ class Comparison(Dashboard):
     fig_coefficients : dict of str to Figure
     """
 
-    BUSY = "solving every method it changes"
-    WAIT_TIMEOUT = 60.0
+    _busy_what = "solving every method it changes"
+    _wait_timeout = 60.0
 
     def __init__(self, problem=None, methods=("svrght", "svrgsp", "svrgsp+"), *, s=None,
                  random_state=0, record_iterates=True, interval=PLAY_INTERVAL, n_ticks=200,

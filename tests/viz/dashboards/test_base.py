@@ -145,7 +145,7 @@ def test_wait_and_close(dashboards, prob):
     dash.controls["s"].value = 4
     assert dash.wait(timeout=60) is True
     assert dash.result.trace.meta["s"] == 4
-    assert Explorer.WAIT_TIMEOUT == 30.0 and Comparison.WAIT_TIMEOUT == 60.0
+    assert Explorer._wait_timeout == 30.0 and Comparison._wait_timeout == 60.0  # as before
     dash.close()
     assert dash.comm is None  # the widget is closed
     dash.debouncer.request({**dash.params(), "s": 3})  # the worker is stopped: not solved
