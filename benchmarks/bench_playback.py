@@ -10,10 +10,10 @@ shared CPU: ``--cpus 1`` pins this process before anything starts, so the server
 and Chromium (all children, which inherit the affinity) share the first CPU; the affinity of
 every child process is read back and printed with the tables.
 
-Each dashboard is served from the notebooks the browser tests use (``tests/test_browser.py``:
-the classroom problem, ``record_iterates=True``) without the tests' mirror widget (it
-serializes every figure after every change, work a learner's page does not do), rendered in
-headless Chromium.
+Each dashboard is served from the notebooks the browser tests use
+(``tests/_support/browser_pages.py``: the classroom problem, ``record_iterates=True``) without
+the tests' mirror widget (it serializes every figure after every change, work a learner's page
+does not do), rendered in headless Chromium.
 
 * Play: the replay control's play button is pressed and, for ``--seconds``, every animation
   frame of the page is sampled;
@@ -59,7 +59,7 @@ from pathlib import Path
 from _util import machine_note, table
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "browser")]
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "_support")]
 
 TARGET_FPS = 20.0
 TARGET_MS = 300.0
@@ -189,20 +189,21 @@ def affinity_note(pinned, seen):
 
 def _cells():
     """``name -> code``: the browser tests' dashboard cells, showing the dashboard itself."""
-    import test_dashboards_in_browser as tb
+    import browser_pages as tb
 
     out = {}
     for name, code in tb.DASHBOARD_CELLS.items():
         head, sep, call = code.partition("\nmirrored(")
         shown = re.match(r"\w+", call)
         if not sep or not shown:
-            raise RuntimeError(f"unexpected dashboard cell for {name!r} in tests/test_browser.py")
+            raise RuntimeError(f"unexpected dashboard cell for {name!r} in "
+                               "tests/_support/browser_pages.py")
         out[name] = head.replace("from _mirror import mirrored\n", "") + "\n" + shown.group()
     return out
 
 
 def _write_notebooks(folder):
-    import test_dashboards_in_browser as tb
+    import browser_pages as tb
 
     folder.mkdir(parents=True, exist_ok=True)
     for name, code in _cells().items():
@@ -210,7 +211,7 @@ def _write_notebooks(folder):
 
 
 def _server(kind, folder, home):
-    import test_dashboards_in_browser as tb
+    import browser_pages as tb
 
     port = tb._free_port()
     env = tb._jupyter_env(home)
@@ -328,7 +329,7 @@ def settle(page, root_class, quiet=1.5, timeout=120.0):
 
 
 def open_dashboard(page, server, kind, name, tmp):
-    import test_dashboards_in_browser as tb
+    import browser_pages as tb
 
     page.set_viewport_size({"width": 1400, "height": 2400})
     if kind == "voila":
@@ -344,7 +345,7 @@ def open_dashboard(page, server, kind, name, tmp):
 
 def measure_play(page, server, kind, name, seconds, tmp):
     """Frames drawn while ``name`` plays for ``seconds`` in ``kind`` (voila or lab)."""
-    import test_dashboards_in_browser as tb
+    import browser_pages as tb
 
     root = open_dashboard(page, server, kind, name, tmp)
     play = root.locator(".rgrasp-replay-play").first
@@ -418,7 +419,7 @@ METHOD_JS = f"""
 
 def measure_method(page, server, repeats, tmp):
     """SVRGHT picked in ``rv.explore`` (Voila) -> status line done and figures redrawn."""
-    import test_dashboards_in_browser as tb
+    import browser_pages as tb
 
     cls = tb.DASHBOARD_CLASS["explore"]
     root = open_dashboard(page, server, "voila", "explore", tmp)
@@ -450,7 +451,7 @@ def measure_method(page, server, repeats, tmp):
 
 def measure_sliders(page, server, repeats, tmp, seen):
     """Slider change -> redrawn convergence figure in ``rv.explore`` (Voila), per slider."""
-    import test_dashboards_in_browser as tb
+    import browser_pages as tb
 
     cls = tb.DASHBOARD_CLASS["explore"]
     debounce_ms = 1e3 * explore_debounce()
@@ -509,7 +510,7 @@ def main(argv=None):
     if why:
         print(f"bench_playback: skipped ({why})")
         return 0
-    import test_dashboards_in_browser as tb
+    import browser_pages as tb
     from conftest import find_chromium
     from playwright.sync_api import sync_playwright
 

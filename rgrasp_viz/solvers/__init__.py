@@ -6,7 +6,13 @@ other methods (``_methods.py``), step-size rules (``_steps.py``), parameter chec
 from . import _builtins  # noqa: F401 - registers the built-in methods
 from ._driver import solve, warm_up  # noqa: F401 - solve: rv.solve
 from ._exact import WORK_RTOL
-from ._params import SolveParams, check_params, cuts_per_epoch  # noqa: F401 - rv.cuts_per_epoch
+from ._params import (  # noqa: F401 - rv.cuts_per_epoch
+    SolveParams,
+    check_int,
+    check_nonneg,
+    check_params,
+    cuts_per_epoch,
+)
 from ._registry import (  # noqa: F401 - get_method, method_names: rv.*
     READINGS,
     MethodSpec,
@@ -32,6 +38,6 @@ from ._steps import (  # noqa: F401 - default_eta: rv.default_eta
 # one public home per name: solve, Status, SubProblem, cuts_per_epoch, default_eta, get_method,
 # hard_threshold, method_names, register_method and unregister_method are rgrasp_viz.*
 # (imported here for the package's own use)
-__all__ = ["READINGS", "WORK_RTOL", "MethodSpec", "SolveParams", "check_params", "method_color",
-           "method_label", "restricted_row_smoothness", "restricted_smoothness", "run_label",
-           "warm_up"]
+__all__ = ["READINGS", "WORK_RTOL", "MethodSpec", "SolveParams", "check_int", "check_nonneg",
+           "check_params", "method_color", "method_label", "restricted_row_smoothness",
+           "restricted_smoothness", "run_label", "warm_up"]

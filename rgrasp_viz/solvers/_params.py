@@ -16,8 +16,8 @@ import numpy as np
 from ._registry import get_method, normalize_reading
 from ._steps import default_eta
 
-__all__ = ["SolveParams", "check_always_select", "check_flag", "check_params", "cuts_per_epoch",
-           "max_inner_steps"]
+__all__ = ["SolveParams", "check_always_select", "check_flag", "check_int", "check_nonneg",
+           "check_params", "cuts_per_epoch", "max_inner_steps"]
 
 #: Bounds on ``J``, the inner steps of one SVRG epoch (see :func:`max_inner_steps`).
 J_PER_SAMPLE = 100
@@ -52,8 +52,8 @@ def cuts_per_epoch(J, m):
     >>> cuts_per_epoch(60, 6), cuts_per_epoch(1000, 6), cuts_per_epoch(1000, 12)
     (6, 5, 11)
     """
-    J = _check_int("J", J, 1)
-    m = _check_int("m", m, 1, J)
+    J = check_int("J", J, 1)
+    m = check_int("m", m, 1, J)
     return J // math.ceil(J / m)
 
 
@@ -117,7 +117,9 @@ class SolveParams:
         return dataclasses.replace(self, **changes)
 
 
-def _check_int(name, value, lo, hi=None):
+def check_int(name, value, lo, hi=None):
+    """``value`` as an int in ``[lo, hi]`` (``hi`` None: no upper bound); TypeError naming
+    ``name`` unless it is an integer (bools refused), ValueError when out of range."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {value!r}")
     value = int(value)
@@ -136,8 +138,9 @@ def _check_positive_float(name, value, allow_inf=False):
     return value
 
 
-def _check_nonneg(name, value):
-    """A finite number >= 0 (a tolerance: ``inf`` would stop every run at once)."""
+def check_nonneg(name, value):
+    """``value`` as a finite float >= 0 (a tolerance: ``inf`` would stop every run at once);
+    ValueError naming ``name`` otherwise."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) \
             or not (value >= 0 and math.isfinite(value)):
         raise ValueError(f"{name} must be a finite non-negative number, got {value!r}")
@@ -187,32 +190,32 @@ def check_params(problem, method, *, s=None, eta=None, J=None, m=None, inner="pa
             and s > d - len(forced):
         raise ValueError(f"s must be <= d - len(always_select) = {d - len(forced)} (s counts "
                          f"only the coordinates not in always_select), got {s}")
-    s = _check_int("s", s, 1, d)
+    s = check_int("s", s, 1, d)
     inner = normalize_reading(inner)
-    J = 2 * n if J is None else _check_int("J", J, 1)
+    J = 2 * n if J is None else check_int("J", J, 1)
     if J > max_inner_steps(n):
         raise ValueError(
             f"J must be <= {max_inner_steps(n)} for n = {n} samples "
             f"(max(min(max({J_PER_SAMPLE} n, {J_FLOOR}), {J_CAP}), 2 n); the paper uses "
             f"J = 2n), got {J}"
         )
-    m = min(6, J) if m is None else _check_int("m", m, 1)
+    m = min(6, J) if m is None else check_int("m", m, 1)
     if m > J:
         raise ValueError(f"m must be <= J (got m={m}, J={J})")
     batch_size = (max(1, round(math.sqrt(n))) if batch_size is None
-                  else _check_int("batch_size", batch_size, 1, n))
-    max_iter = spec.max_iter if max_iter is None else _check_int("max_iter", max_iter, 1)
+                  else check_int("batch_size", batch_size, 1, n))
+    max_iter = spec.max_iter if max_iter is None else check_int("max_iter", max_iter, 1)
     max_passes = (math.inf if max_passes is None
                   else _check_positive_float("max_passes", max_passes, allow_inf=True))
-    tol = _check_nonneg("tol", tol)
-    ftol = _check_nonneg("ftol", ftol)
-    patience = spec.patience if patience is None else _check_int("patience", patience, 1)
+    tol = check_nonneg("tol", tol)
+    ftol = check_nonneg("ftol", ftol)
+    patience = spec.patience if patience is None else check_int("patience", patience, 1)
     steps = (J if spec.epoch else max(1, n // batch_size) if spec.uses_batch else 0)
     record_every = (max(1, steps // 20) if record_every is None
-                    else _check_int("record_every", record_every, 1))
+                    else check_int("record_every", record_every, 1))
     record = check_flag("record", record)
     record_iterates = check_flag("record_iterates", record_iterates)
-    max_events = _check_int("max_events", max_events, 0)
+    max_events = check_int("max_events", max_events, 0)
     if eta is None:
         eta_rule = "default"
         eta = default_eta(problem, spec.name, s + len(forced), inner, batch_size)

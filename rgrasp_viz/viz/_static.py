@@ -8,8 +8,9 @@ as Plotly divs drawn by the page's own plotly.js (no request leaves the page), w
 and a Binder link to the live version.  JupyterLab and Voila keep showing the live widget
 (its MIME type ranks first there); the site shows the static copy.
 
-Everything here is pure: figures in, a string out; no widget is created or read beyond its
-``to_plotly_json()``.
+Everything here is pure: figures in, a string out.  A dashboard says what its copy shows
+through one public method, ``static_figures()`` (a title and figure specs); nothing else of
+it is read here.
 """
 
 from __future__ import annotations
@@ -22,11 +23,8 @@ import json
 import numpy as np
 import plotly.io as pio
 
-from ..analysis import frame_iteration
-from . import figures as F
-
-__all__ = ["BINDER_LAB", "MAX_POINTS", "WIDGET_VIEW", "comparison_bundle", "explorer_bundle",
-           "figure_html", "player_bundle", "static_bundle", "static_html", "thin_figure"]
+__all__ = ["BINDER_LAB", "MAX_POINTS", "WIDGET_VIEW", "dashboard_bundle", "figure_html",
+           "static_bundle", "static_html", "thin_figure"]
 
 BINDER_LAB = ("https://mybinder.org/v2/gh/rgrasp-viz/rgrasp_viz/main"
               "?urlpath=lab/tree/notebooks")
@@ -235,47 +233,24 @@ def static_bundle(widget_bundle, figures, *, title, binder_url=BINDER_LAB,
     return out
 
 
-# -- one function per dashboard (each dashboard's ``_repr_mimebundle_`` calls its own) -------
+# -- the dashboards (each one's ``_repr_mimebundle_`` calls this) -----------------------------
 
 
-def explorer_bundle(dash, widget_bundle):
-    """Static copy of an :class:`~rgrasp_viz.viz.dashboards.Explorer`: its three figures
-    (convergence, thresholding timeline, support raster) as they are now."""
-    res = getattr(dash, "last_result", None)
-    error = getattr(dash, "error", None)
-    if res is None:  # nothing was solved: no figures, the reason
-        return static_bundle(widget_bundle, [],
-                             title=f"rv.explore: {error or 'no run to show'}")
-    figs = [dash.fig_convergence, dash.fig_timeline, dash.fig_raster]
-    title = f"rv.explore ({res.trace.method}, last solve)"
-    if error:  # e.g. a run that diverged on purpose: drawn, and said
-        title = f"{title}: {error}"
-    return static_bundle(widget_bundle, figs, title=title)
+def dashboard_bundle(dash, widget_bundle):
+    """A dashboard's MIME bundle: ipywidgets' own plus the static copy of the figures its
+    public :meth:`~rgrasp_viz.viz.dashboards.Explorer.static_figures` names (the one thing
+    read from the dashboard).
 
+    Parameters
+    ----------
+    dash : Explorer, Comparison or Player
+        Anything with ``static_figures() -> (title, figures)``.
+    widget_bundle : dict or None
+        See :func:`static_bundle`.
 
-def player_bundle(player, widget_bundle):
-    """Static copy of a :class:`~rgrasp_viz.viz.dashboards.Player`, shown at the *end* of
-    the replay (its first frame is the empty starting point): coefficients, objective and
-    the support raster with the cursor on the last step."""
-    t, step = player.frames[-1]
-    figs = [F.coefficients_spec(player.trace, t, step), F.progress_spec(player.trace, t, step),
-            F.with_cursor(player.fig_support.to_plotly_json(),
-                          frame_iteration(player.trace, t, step))]
-    return static_bundle(widget_bundle, figs,
-                         title=f"rv.play ({player.trace.method}), last of "
-                               f"{len(player.frames)} steps")
-
-
-def comparison_bundle(comparison, widget_bundle):
-    """Static copy of a :class:`~rgrasp_viz.viz.dashboards.Comparison`, shown at the end of
-    the shared axis of effective passes: convergence, thresholding timeline, and each
-    method's coefficients there."""
-    end = comparison.state_at(float(comparison.grid[-1]))
-    figs = [comparison.fig_convergence.to_plotly_json(),
-            comparison.fig_timeline.to_plotly_json()]
-    for fig in figs:  # the playback cursor means nothing on a static page
-        fig["layout"] = {k: v for k, v in fig["layout"].items() if k != "shapes"}
-    figs += [F.coefficients_spec(comparison.results[m], st["t"], st["step"])
-             for m, st in end.items()]
-    names = ", ".join(comparison.results)
-    return static_bundle(widget_bundle, figs, title=f"rv.compare ({names}), end of the runs")
+    Returns
+    -------
+    dict
+    """
+    title, figures = dash.static_figures()
+    return static_bundle(widget_bundle, figures, title=title)

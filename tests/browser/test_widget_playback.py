@@ -13,8 +13,7 @@ import json
 import time
 
 import pytest
-import test_dashboards_in_browser as tb
-from test_dashboards_in_browser import (
+from browser_pages import (
     REDRAW_TIMEOUT,
     RENDER_TIMEOUT,
     Server,
@@ -28,8 +27,7 @@ from test_dashboards_in_browser import (
     visible_errors,
 )
 
-# the browser tests' fixtures: one Chromium, a fresh page per test, Voila on the app
-app_notebook, browser, page, voila = tb.app_notebook, tb.browser, tb.page, tb.voila
+# fixtures (browser, page, voila on the app): tests/browser/conftest.py
 
 pytestmark = pytest.mark.browser
 

@@ -26,6 +26,8 @@ module             job
 ``comparison``     :func:`compare`, :class:`Comparison`
 ``_figure``        :class:`Figure` and :class:`Replay` (``figure.js``, ``replay.js``)
 ``_widgets``       figure widgets and their updates, status lines
+``_base``          ``Dashboard``: busy and error lines, ``wait``, ``close``, the
+                   static copy (``static_figures``) displayed next to the live widget
 =================  ===============================================================
 """
 

@@ -3,6 +3,7 @@ sync."""
 
 from __future__ import annotations
 
+import copy
 import math
 
 import ipywidgets as widgets
@@ -10,16 +11,15 @@ import numpy as np
 
 from ..._problems import as_problem, make_regression
 from ...analysis import event_positions, frame_at, replay_frames, thresholds_until
-from ...solvers import check_params, solve
+from ...solvers import Status, check_params, solve
 from ...solvers._registry import get_method, method_color, run_label
-from .. import _static as static
 from .. import figures as F
+from ._base import Dashboard
 from ._controls import M_TOOLTIP, default_reading, reading_control, stopping, stopping_text
 from ._debounce import Debouncer
 from ._widgets import (
     MAX_MARKS,
     PLAY_INTERVAL,
-    busy_text,
     check_options,
     check_reference,
     esc,
@@ -29,6 +29,7 @@ from ._widgets import (
     spec_patch,
     status_box,
     status_kind,
+    status_note,
     update_figure,
     view_fstar,
 )
@@ -39,7 +40,7 @@ _SOLVE_KEYS = ("eta", "J", "batch_size", "record_every")
 
 
 
-class Comparison(widgets.VBox):
+class Comparison(Dashboard):
     """Several methods on one problem and seed, replayed in sync (build with :func:`compare`).
 
     Every method stops by the same rule (:data:`~rgrasp_viz.viz.dashboards._controls.STOPPING`:
@@ -86,6 +87,9 @@ class Comparison(widgets.VBox):
     fig_convergence, fig_timeline : Figure
     fig_coefficients : dict of str to Figure
     """
+
+    _busy_what = "solving every method it changes"
+    _wait_timeout = 60.0
 
     def __init__(self, problem=None, methods=("svrght", "svrgsp", "svrgsp+"), *, s=None,
                  random_state=0, record_iterates=True, interval=PLAY_INTERVAL, n_ticks=200,
@@ -236,29 +240,16 @@ class Comparison(widgets.VBox):
         self._show(self.slider.value)
         self._status_line()
 
-    def _on_busy(self, seconds):
-        """The solves of the latest change are still running after ``seconds``."""
-        self.status.value = status_box(busy_text("solving every method it changes", seconds),
-                                       "busy")
-
-    def _on_error(self, exc):
-        self.error = f"{type(exc).__name__}: {exc}"
-        self.status.value = status_box(f"✖ <b>Error</b>: {esc(self.error)}. The plots show "
-                                       "the last runs that were solved.", "error")
-
     def _on_control(self, change):
         if self.debouncer.delay > 0:
             self.status.value = status_box("solving every method it changes…", "busy")
         self.debouncer.request({"inner": self.reading.value, "m": self.m_slider.value})
 
-    def wait(self, timeout=60.0):
-        """Block until the latest change of a control has been solved and drawn."""
-        return self.debouncer.wait(timeout)
-
     def _status_line(self):
         rd = self.reading.value
         m = self.m_slider.value
-        bad = [run_label(mth, rd) for mth, r in self.results.items() if r.status == 2]
+        bad = [run_label(mth, rd) for mth, r in self.results.items()
+               if r.status == Status.DIVERGED]
         text = (f"Solved with inner = <b>{esc(rd)}</b>, m = {m} · "
                 f"{esc(stopping_text(self.rule))}")
         if bad:
@@ -335,15 +326,18 @@ class Comparison(widgets.VBox):
             sh = self.shares[mth]
             share = f"≈{100 * sh['share']:.0f}%" if math.isfinite(sh["share"]) else "n/a"
             share = f"<td>{share}</td>" if estimated else ""
-            kind = status_kind(r.status)
+            kind = status_kind(r)  # a CONVERGED poor estimate is amber, and says why
             color = {"ok": "#1B5E20", "warn": "#8A4B00", "error": "#8B0000"}[kind]
+            note = status_note(r)
+            note = (f"<br><small class='rgrasp-status-note'>{esc(note)}</small>" if note
+                    else "")
             gap = self.fstar.gap(r.fun)
-            gap_text = "diverged" if r.status == 2 else (f"{float(gap):.2e}"
-                                                        if np.isfinite(gap) else "n/a")
+            gap_text = ("diverged" if r.status == Status.DIVERGED
+                        else f"{float(gap):.2e}" if np.isfinite(gap) else "n/a")
             rows.append(
                 f"<tr><td style='color:{method_color(mth)}'><b>{esc(run_label(mth, rd))}</b>"
                 f"</td><td class='rgrasp-status-{kind}' style='color:{color}'>"
-                f"{esc(r.status.name)}</td>"
+                f"{esc(r.status.name)}{note}</td>"
                 f"<td>{r.nit}</td><td>{r.passes:.3g}</td><td>{1e3 * r.time:.1f}</td>"
                 f"<td>{sh['count']:,}</td>{share}"
                 f"<td>{gap_text}</td><td>{r.rel_error:.2e}</td></tr>")
@@ -373,17 +367,27 @@ class Comparison(widgets.VBox):
                          f"{1e3 * st['time']:.1f} ms</td>")
         self.counts.value = f"<table><tr>{''.join(cells)}</tr></table>"
 
-    def close(self):
-        """Stop the background worker and close the widgets."""
-        deb = getattr(self, "debouncer", None)
-        if deb is not None:
-            deb.close()
-        super().close()
+    def static_figures(self):
+        """What a page without a kernel shows: the end of the shared axis of effective
+        passes (convergence and thresholding timeline without the playback cursor, which
+        means nothing on a static page, then each method's coefficients there).
 
-    def _repr_mimebundle_(self, **kwargs):
-        """The live widget, plus a static copy of the figures for pages without a kernel
-        (:func:`rgrasp_viz.viz._static.comparison_bundle`)."""
-        return static.comparison_bundle(self, super()._repr_mimebundle_(**kwargs))
+        Returns
+        -------
+        title : str
+            ``rv.compare (<methods>), end of the runs``.
+        figures : list of dict
+            New figure specs, in display order.
+        """
+        figs = []
+        for fw in (self.fig_convergence, self.fig_timeline):
+            spec = copy.deepcopy(fw.to_plotly_json())
+            spec["layout"] = {k: v for k, v in spec["layout"].items() if k != "shapes"}
+            figs.append(spec)
+        end = self.state_at(float(self.grid[-1]))
+        figs += [F.coefficients_spec(self.results[m], st["t"], st["step"])
+                 for m, st in end.items()]
+        return f"rv.compare ({', '.join(self.results)}), end of the runs", figs
 
 
 def _readouts(grid):

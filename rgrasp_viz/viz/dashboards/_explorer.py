@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import math
 import re
 import threading
@@ -13,10 +14,10 @@ import ipywidgets as widgets
 
 from ..._problems import as_problem, make_regression
 from ...analysis import same_iterates
-from ...solvers import check_params, default_eta, solve
+from ...solvers import Status, check_params, default_eta, solve
 from ...solvers._registry import get_method, method_label, method_names, run_label
-from .. import _static as static
 from .. import figures as F
+from ._base import Dashboard
 from ._controls import (
     CONTROLS,
     build_controls,
@@ -30,13 +31,13 @@ from ._controls import (
 from ._debounce import Debouncer
 from ._widgets import (
     MAX_MARKS,
-    busy_text,
     check_options,
     check_reference,
     esc,
     figure_widget,
     status_box,
     status_kind,
+    status_note,
     update_figure,
     view_fstar,
 )
@@ -53,7 +54,7 @@ def synthetic_s_star(d):
     return max(1, round(int(d) / S_STAR_PER_D))
 
 
-class Explorer(widgets.VBox):
+class Explorer(Dashboard):
     """Interactive solver: method picker, parameter controls, three live figures.
 
     Build it with :func:`explore`.  Every change of a widget re-solves (debounced, stale
@@ -62,9 +63,10 @@ class Explorer(widgets.VBox):
     repeats the current run), the support raster and the thresholding timeline of the
     current run.  Gaps are measured against an ``F*`` below every run shown
     (:func:`~rgrasp_viz.viz.dashboards._widgets.view_fstar`).  The status line says what the
-    run did: its status (green only when CONVERGED), ``s``, ``s*`` and ``s/s*`` (with a
-    warning when ``s < s*`` or when the ``d`` slider changed ``s*``), ``η`` with
-    ``(default rule)`` or ``(chosen)``, and the halvings of a default step size.  A diverged
+    run did: its status (green only when CONVERGED with an estimate that is not poor; a
+    note says why a converged run is amber), ``s``, ``s*`` and ``s/s*`` (with a warning
+    when ``s < s*`` or when the ``d`` slider changed ``s*``), ``η`` with ``(default rule)``
+    or ``(chosen)``, and the halvings of a default step size.  A diverged
     run is drawn dotted next to the last run that did not diverge.  Every method stops by
     the same rule (:data:`~rgrasp_viz.viz.dashboards._controls.STOPPING`).  The controls come from
     :data:`~rgrasp_viz.viz.dashboards._controls.CONTROLS`; those the current method does not
@@ -346,20 +348,6 @@ class Explorer(widgets.VBox):
             self.status.value = status_box("solving…", "busy")
         self.debouncer.request(self.params())
 
-    def wait(self, timeout=30.0):
-        """Block until the latest change has been solved and drawn.
-
-        Parameters
-        ----------
-        timeout : float, default 30
-
-        Returns
-        -------
-        bool
-            False on timeout.
-        """
-        return self.debouncer.wait(timeout)
-
     # -- compute (worker thread) and apply ----------------------------------------------------
     def _compute(self, params):
         t0 = time.perf_counter()
@@ -374,7 +362,7 @@ class Explorer(widgets.VBox):
             prev_good = None  # the same run again: one curve, not a "previous" twin
         out = {"params": params, "result": res, "problem": prob, "key": key, "t0": t0,
                "specs": None}
-        if res.status == 2:
+        if res.status == Status.DIVERGED:
             # drawn dotted next to the last run that did not diverge; the raster and the
             # timeline keep showing that run (or the diverged one when there is none)
             out["specs"] = {"convergence": self._convergence(prev_good, res, prob)}
@@ -398,7 +386,7 @@ class Explorer(widgets.VBox):
                 t["line"] = {**t["line"], "dash": "dot"}
                 t["opacity"] = 0.6
                 t["name"] = f"previous: {t['name']}"
-            if res.status != 2:
+            if res.status != Status.DIVERGED:
                 for t in conv["data"][n_panels:]:  # the current run in its method's style
                     t["line"] = {**t["line"], "dash": "solid",
                                  "color": F.method_color(res.method)}
@@ -435,7 +423,7 @@ class Explorer(widgets.VBox):
             self._set_eta(meta["eta_initial"])  # the default of the new setting (e.g. s)
         self.warnings = self._warnings(res, prob)
         label = run_label(res.method, meta.get("inner"))
-        if res.status == 2:
+        if res.status == Status.DIVERGED:
             good = (f" Drawn dotted next to the last run that did not diverge "
                     f"(η = {self.result.trace.meta['eta']:.3g})." if self.result is not None
                     else " Drawn dotted (it leaves the plot at ▲).")
@@ -453,12 +441,14 @@ class Explorer(widgets.VBox):
         self.error = None
         self.last_duration = time.perf_counter() - out["t0"]
         tr = res.trace
-        kind = status_kind(res.status)
+        kind = status_kind(res)  # a CONVERGED poor estimate is amber, and says why
         if kind == "ok" and self.warnings:
             kind = "warn"
+        note = status_note(res)
+        note = f" <span class='rgrasp-status-note'>({esc(note)})</span>" if note else ""
         rel = f" · rel. error {res.rel_error:.2e}" if math.isfinite(res.rel_error) else ""
         self.status.value = status_box(
-            f"<b>{esc(label)}</b> <b class='rgrasp-status-name'>{res.status.name}</b>: "
+            f"<b>{esc(label)}</b> <b class='rgrasp-status-name'>{res.status.name}</b>{note}: "
             f"{esc(res.message)} · {res.nit} iterations · {res.passes:.3g} passes · "
             f"{int(tr.n_thresholds[-1]):,} hard thresholdings · solver "
             f"{1e3 * res.time:.1f} ms{rel} · solve + redraw "
@@ -507,16 +497,9 @@ class Explorer(widgets.VBox):
         html += (f"<br><small class='rgrasp-rule'>{esc(stopping_text(self.rule))}</small>")
         return html
 
-    def _on_busy(self, seconds):
-        """The solve of the latest change is still running after ``seconds``."""
-        self.status.value = status_box(busy_text("solving", seconds), "busy")
-
-    def _on_error(self, exc):
-        self.error = f"{type(exc).__name__}: {exc}"
-        shown = ("The plots show the last successful run." if self.last_result is not None
-                 else "Nothing to plot yet: change a control to solve again.")
-        self.status.value = status_box(f"✖ <b>Error</b>: {esc(self.error)}. {shown}",
-                                       "error")
+    def _error_hint(self):
+        return ("The plots show the last successful run." if self.last_result is not None
+                else "Nothing to plot yet: change a control to solve again.")
 
     # -- convenience ---------------------------------------------------------------------------
     @property
@@ -557,17 +540,27 @@ class Explorer(widgets.VBox):
                 self._eta_default = False
         self.request()
 
-    def close(self):
-        """Stop the background worker and close the widgets."""
-        deb = getattr(self, "debouncer", None)  # absent when __init__ failed
-        if deb is not None:
-            deb.close()
-        super().close()
+    def static_figures(self):
+        """What a page without a kernel shows: the three figures (convergence, thresholding
+        timeline, support raster) as they are now, or none, with the reason, before any
+        run could be drawn.
 
-    def _repr_mimebundle_(self, **kwargs):
-        """The live widget, plus a static copy of the figures for pages without a kernel
-        (:func:`rgrasp_viz.viz._static.explorer_bundle`)."""
-        return static.explorer_bundle(self, super()._repr_mimebundle_(**kwargs))
+        Returns
+        -------
+        title : str
+            ``rv.explore (<method>, last solve)``, followed by the error or divergence
+            message of the last solve, if any.
+        figures : list of dict
+            Copies of the figure specs shown (empty when nothing was solved).
+        """
+        res = self.last_result
+        if res is None:  # nothing was solved: no figures, the reason
+            return f"rv.explore: {self.error or 'no run to show'}", []
+        title = f"rv.explore ({res.trace.method}, last solve)"
+        if self.error:  # e.g. a run that diverged on purpose: drawn, and said
+            title = f"{title}: {self.error}"
+        figs = [self.fig_convergence, self.fig_timeline, self.fig_raster]
+        return title, [copy.deepcopy(fw.to_plotly_json()) for fw in figs]
 
 
 def _same_run(a, b):

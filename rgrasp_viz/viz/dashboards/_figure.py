@@ -25,8 +25,10 @@ from pathlib import Path
 
 import anywidget
 import numpy as np
+import plotly.graph_objects as go
 import plotly.io as pio
 import traitlets
+from plotly.offline import get_plotlyjs, get_plotlyjs_version
 from plotly.utils import PlotlyJSONEncoder
 
 __all__ = ["Figure", "Frames", "Replay", "encode_frames"]
@@ -41,15 +43,11 @@ the figure Python holds keeps float64), float64 when float32 cannot hold a value
 
 @functools.lru_cache(maxsize=1)
 def _plotly_js():
-    from plotly.offline import get_plotlyjs
-
     return get_plotlyjs().encode("utf-8")
 
 
 @functools.lru_cache(maxsize=1)
 def _plotly_js_version():
-    from plotly.offline import get_plotlyjs_version
-
     return get_plotlyjs_version()
 
 
@@ -340,8 +338,6 @@ class Figure(anywidget.AnyWidget):
     def figure(self):
         """plotly.graph_objects.Figure: a validated copy of the figure shown."""
         if self._go is None:
-            import plotly.graph_objects as go
-
             self._go = go.Figure(self.spec)
         return self._go
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import numbers
 
 import ipywidgets as widgets
@@ -10,8 +11,8 @@ import numpy as np
 from ..._trace import dimension_problem
 from ...analysis import as_trace, event_positions, frame_iteration, replay_frames, thresholds_until
 from ...solvers._registry import method_label
-from .. import _static as static
 from .. import figures as F
+from ._base import Dashboard
 from ._widgets import (
     PLAY_INTERVAL,
     check_options,
@@ -25,7 +26,7 @@ from ._widgets import (
 __all__ = ["Player", "play"]
 
 
-class Player(widgets.VBox):
+class Player(Dashboard):
     """Step-by-step replay of one recorded run (build it with :func:`play`).
 
     Attributes
@@ -133,10 +134,23 @@ class Player(widgets.VBox):
     def _update_label(self, i):
         self.label.value = self._status(i)
 
-    def _repr_mimebundle_(self, **kwargs):
-        """The live widget, plus a static copy of the figures for pages without a kernel
-        (:func:`rgrasp_viz.viz._static.player_bundle`)."""
-        return static.player_bundle(self, super()._repr_mimebundle_(**kwargs))
+    def static_figures(self):
+        """What a page without a kernel shows: the *end* of the replay (its first frame is
+        the empty starting point): coefficients, objective and the support raster with the
+        cursor on the last step.
+
+        Returns
+        -------
+        title : str
+            ``rv.play (<method>), last of <n> steps``.
+        figures : list of dict
+            New figure specs, in display order.
+        """
+        t, step = self.frames[-1]
+        raster = copy.deepcopy(self.fig_support.to_plotly_json())
+        figs = [F.coefficients_spec(self.trace, t, step), F.progress_spec(self.trace, t, step),
+                F.with_cursor(raster, frame_iteration(self.trace, t, step))]
+        return f"rv.play ({self.trace.method}), last of {len(self.frames)} steps", figs
 
 
 def _where(t, step):

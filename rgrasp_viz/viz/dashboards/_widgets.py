@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from ...analysis import estimate_fstar
 from ...analysis import status_kind as _run_status_kind
+from ...reference import reference as shared_reference
+from ...solvers import check_int, check_nonneg
 from ..figures import TEMPLATE
 from ..figures._base import esc  # noqa: F401 - the one escaping helper, for the dashboards
 from ._figure import Figure, Replay, encode_frames
@@ -104,20 +107,18 @@ def check_options(*, debounce=None, max_rows=None, n_ticks=None, interval=None):
     TypeError, ValueError
         Naming the option.
     """
-    from ...solvers._params import _check_int, _check_nonneg
-
     out = {}
     if debounce is not None:
-        out["debounce"] = _check_nonneg("debounce", debounce)
+        out["debounce"] = check_nonneg("debounce", debounce)
         if out["debounce"] > MAX_DEBOUNCE:
             raise ValueError(f"debounce must be at most {MAX_DEBOUNCE:g} seconds, got "
                              f"{debounce!r}")
     if max_rows is not None:
-        out["max_rows"] = _check_int("max_rows", max_rows, 1)
+        out["max_rows"] = check_int("max_rows", max_rows, 1)
     if n_ticks is not None:
-        out["n_ticks"] = _check_int("n_ticks", n_ticks, 1, 100_000)
+        out["n_ticks"] = check_int("n_ticks", n_ticks, 1, 100_000)
     if interval is not None:
-        out["interval"] = _check_int("interval", interval, 1, 60_000)
+        out["interval"] = check_int("interval", interval, 1, 60_000)
     return out
 
 
@@ -163,9 +164,6 @@ def view_fstar(problem, runs, reference="exact"):
     ``F*``.  Falls back to the lowest objective of the runs when the reference has no finite
     value (every run diverged).
     """
-    from ...analysis import estimate_fstar
-    from ...reference import reference as shared_reference
-
     if reference is None:
         return estimate_fstar(runs)
     ref = shared_reference(problem, list(runs), run=False)
