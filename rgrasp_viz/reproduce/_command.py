@@ -203,7 +203,9 @@ def _noise_sd():
 
 def seed_task(task):
     """Everything one evaluation seed does (module level, so that it can run in another
-    process): draw the data, run every method, compute ``F*``, judge what the runs return.
+    process): draw the data (on real data, split it: :func:`~._experiments.heldout_split`),
+    run every method, compute ``F*``, judge what the runs return (on real data, each final
+    iterate's held-out loss).
 
     Parameters
     ----------
@@ -215,7 +217,8 @@ def seed_task(task):
     -------
     dict
         ``seed``, ``info``, ``n``, ``d``, ``has_truth``, ``traces``, ``method_rows``,
-        ``reference``, ``quality`` (per method, :func:`~.claims.quality_of`).
+        ``reference``, ``quality`` (per method, :func:`~.claims.quality_of`); on real
+        data also ``n_heldout`` (``n`` is then the training rows).
     """
     exp = get_experiment(task["experiment"])
     seed, inner, budget = task["seed"], task["inner"], task["budget"]
