@@ -24,7 +24,7 @@ def no_work(monkeypatch):
 
     monkeypatch.setattr(cli, "solve", forbidden)
     monkeypatch.setattr(cli, "make_regression", forbidden)
-    monkeypatch.setattr(command, "build_problem", forbidden)
+    monkeypatch.setattr(command, "build_train_heldout", forbidden)
     monkeypatch.setattr(experiments, "solve", forbidden)
     monkeypatch.setattr(OutputFolder, "__enter__", forbidden)
 

@@ -14,8 +14,10 @@ of those runs, whichever run ended lowest would reach any target by definition.
   TARGET_ERR_FACTOR *`` the oracle's error (the least-squares fit on the true support).
 * *Quality* ("finds better solutions"): what the run returns at the end of its budget.  On
   synthetic data its estimation error, and whether its support holds every *strong* true
-  coordinate (``|x*_j| > 3 sigma / sqrt(n)``, :data:`STRONG_SIGMAS`); on real data a
-  held-out loss when one is given (else n/a).
+  coordinate (``|x*_j| > 3 sigma / sqrt(n)``, :data:`STRONG_SIGMAS`); on real data the
+  held-out loss of the final iterate (our protocol: the runs are solved on a training part
+  of the rows, see :func:`rgrasp_viz.reproduce._experiments.heldout_split`), judged with the
+  same 2 % tie tolerance; n/a only when neither is available.
 
 The old level ``(F - F*) / F* <= 0.1`` is kept only as a labelled "which local minimum"
 column of the targets table (:data:`GAP_LEVELS`): at ``F* ~ 1e-3`` it lies at ``~1e-5`` of the
@@ -447,25 +449,19 @@ def _faster(ctx, a_list, b_list, axis, metric="gap", level=SPEED_LEVEL):
     return _row(verdict, text, numbers, lean, margin, tol)
 
 
-def _better_solutions(ctx):
-    """Quality: the VR methods' final estimation error (synthetic) or held-out loss (real)
-    below every other method's, beyond the tie tolerance."""
-    needed = VR_METHODS + OTHER_METHODS
-    missing = [m for m in needed if m not in ctx.traces]
-    if missing:
-        return _row(NA, "missing runs: " + ", ".join(missing), {"missing": missing})
+def _has_heldout(ctx, needed):
+    return all(ctx.quality.get(m, {}).get("heldout_loss") is not None for m in needed)
+
+
+def _final_values(ctx, needed, key, what, extra=""):
+    """The VR methods' final ``key`` (lower is better) below every other method's, beyond
+    the quality tie tolerance: the verdict row, with the "which local minimum" numbers."""
     tol = TIE_TOLERANCE["quality"]
     local = {ctx.label(m): _fnum(ctx.final(m, "localmin")) for m in needed}
-    if ctx.has_truth:
-        key, what = "final_error", "final estimation error"
+    if key == "final_error":
         val = {m: ctx.final(m, "error") for m in needed}
-    elif all(ctx.quality.get(m, {}).get("heldout_loss") is not None for m in needed):
-        key, what = "heldout_loss", "held-out loss of the final iterate"
-        val = {m: float(ctx.quality[m]["heldout_loss"]) for m in needed}
     else:
-        return _row(NA, "no ground truth and no held-out loss (real data without a held-out "
-                        "split)", {"missing": ["x_true", "heldout_loss"],
-                                   "which_local_minimum": local})
+        val = {m: float(ctx.quality[m][key]) for m in needed}
     worst_vr = max(val[m] for m in VR_METHODS)
     best_other = min(val[m] for m in OTHER_METHODS)
     margin = best_other / worst_vr - 1.0 if worst_vr > 0 else math.nan
@@ -473,6 +469,7 @@ def _better_solutions(ctx):
     text = f"{what}: " + "; ".join(f"{ctx.label(m)} {val[m]:.4g}" for m in needed)
     if math.isfinite(margin):
         text += f"; ratio {best_other / worst_vr:.3g}x"
+    text += extra
     text += " (which local minimum, (F - F*)/F* at the end: " + ", ".join(
         f"{k} {'-' if v is None else format(v, '.2e')}" for k, v in local.items()) + ")"
     numbers = {"metric": key, "final": {ctx.label(m): _fnum(v) for m, v in val.items()},
@@ -480,16 +477,43 @@ def _better_solutions(ctx):
     return _row(verdict, text, numbers, None, margin, tol)
 
 
+_HELDOUT_WHAT = "held-out loss of the final iterate (our train/held-out split)"
+
+
+def _better_solutions(ctx):
+    """Quality: the VR methods' final estimation error (synthetic) or held-out loss (real)
+    below every other method's, beyond the tie tolerance."""
+    needed = VR_METHODS + OTHER_METHODS
+    missing = [m for m in needed if m not in ctx.traces]
+    if missing:
+        return _row(NA, "missing runs: " + ", ".join(missing), {"missing": missing})
+    if ctx.has_truth:
+        return _final_values(ctx, needed, "final_error", "final estimation error")
+    if _has_heldout(ctx, needed):
+        return _final_values(ctx, needed, "heldout_loss", _HELDOUT_WHAT)
+    local = {ctx.label(m): _fnum(ctx.final(m, "localmin")) for m in needed}
+    return _row(NA, "no ground truth and no held-out loss (real data without a held-out "
+                    "split)", {"missing": ["x_true", "heldout_loss"],
+                               "which_local_minimum": local})
+
+
 def _recovery(ctx):
     """Quality: every VR method's final support holds at least as many strong true
-    coordinates as every other method's (synthetic data)."""
+    coordinates as every other method's (synthetic data); on real data, where no coordinate
+    is known to be true, the supports are judged by the held-out loss of the final iterate
+    (the numbers of V2)."""
     needed = VR_METHODS + OTHER_METHODS
     missing = [m for m in needed if m not in ctx.traces]
     if missing:
         return _row(NA, "missing runs: " + ", ".join(missing), {"missing": missing})
     q = {m: ctx.quality.get(m, {}) for m in needed}
     if not ctx.has_truth or any(q[m].get("recovered") is None for m in needed):
-        return _row(NA, "no ground truth x* (real data)", {"missing": ["x_true"]})
+        if not ctx.has_truth and _has_heldout(ctx, needed):
+            return _final_values(ctx, needed, "heldout_loss", _HELDOUT_WHAT,
+                                 "; no true coordinates on real data: the supports are "
+                                 "judged by this held-out loss (the numbers of V2)")
+        return _row(NA, "no ground truth x* (real data) and no held-out loss",
+                    {"missing": ["x_true", "heldout_loss"]})
     tol = TIE_TOLERANCE["recovery"]
     strong = q[needed[0]]["strong"]
     rec = {m: int(q[m]["recovered"]) for m in needed}
@@ -538,7 +562,8 @@ _OURS_TXT = " and ".join("{" + m + "}" for m in OURS)
 _VS_ALL = f"all four baselines ({_names(BASELINES)})"
 _LVL = _speed_name(SPEED_LEVEL)
 _QUALITY = "final estimation error (synthetic) or held-out loss (real)"
-_RECOVERY = f"strong true coordinates, abs(x*_j) > {STRONG_SIGMAS:g} sigma / sqrt(n)"
+_RECOVERY = (f"strong true coordinates, abs(x*_j) > {STRONG_SIGMAS:g} sigma / sqrt(n) "
+             "(synthetic) or held-out loss (real)")
 
 CLAIMS = (
     ("P1", "{svrgsp} reaches the speed target in fewer effective passes than {svrght}",
@@ -567,7 +592,8 @@ CLAIMS = (
            f"held-out loss on real data) than {_names(OTHER_METHODS)}",
      _QUALITY, _better_solutions),
     ("V3", "Variance-reduced methods find better solutions (their final supports hold at "
-           f"least as many strong true coordinates) than {_names(OTHER_METHODS)}",
+           "least as many strong true coordinates, or lower held-out loss on real data) than "
+           f"{_names(OTHER_METHODS)}",
      _RECOVERY, _recovery),
     ("C1", f"Per-iteration cost: {_OURS_TXT} spend less solver time per effective pass "
            "than {svrght} (O(d) vs O(d log d) per inner step)",

@@ -30,7 +30,7 @@ from ._claims import SPEED_LEVEL, speed_gap
 from ._experiments import (
     METHODS,
     PASS_BUDGET,
-    build_problem,
+    build_train_heldout,
     get_experiment,
     run_method,
     warm_up,
@@ -248,8 +248,9 @@ def tune_task(task):
         ``diverged``.
     """
     exp = get_experiment(task["experiment"])
-    prob, info = build_problem(exp, task["quick"], task["seed"], task["data_dir"],
-                               task["download"], progress=False)
+    # real data: the training rows of the tuning seed's split (as the evaluation runs)
+    prob, _, info = build_train_heldout(exp, task["quick"], task["seed"], task["data_dir"],
+                                        task["download"], progress=False)
     warm_up(prob, task["inner"], (task["method"],))
     out = []
     for f in task["grid"]:

@@ -23,9 +23,9 @@ def no_work(monkeypatch):
     def forbidden(*args, **kwargs):
         raise AssertionError("work started although an argument was bad")
 
-    monkeypatch.setattr(command, "build_problem", forbidden)
+    monkeypatch.setattr(command, "build_train_heldout", forbidden)
     monkeypatch.setattr(command, "run_tasks", forbidden)
-    monkeypatch.setattr(tuning, "build_problem", forbidden)
+    monkeypatch.setattr(tuning, "build_train_heldout", forbidden)
     monkeypatch.setattr(OutputFolder, "__enter__", forbidden)
 
 
