@@ -578,8 +578,10 @@ def animate(runs, path, *, views=VIEWS, max_frames=48, fps=8.0, hold=1.5, until=
     width, row_height : int
         Frame width and the height of each run's row, in pixels.
     max_rows : int, default 40
-        Coordinates shown in the support raster, at most as many as its panel holds with
-        every row labelled (the true support is always shown).
+        Coordinates shown in the support raster, at most as many as its panel holds at
+        ``ROW_PX`` pixels a row.  The true support is always shown: when it alone is more,
+        only every k-th row is labelled (the frame's subtitle says so), so that labels never
+        overlap; long feature names are cut to a few characters.
     title : str, optional
         Headline of every frame (default: the runs' labels).
     mp4 : None, bool
