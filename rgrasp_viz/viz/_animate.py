@@ -151,6 +151,16 @@ def _axis_ref(name):
     return (m.group(1), m.group(2)) if m else None
 
 
+_PANEL_TITLE_PX, _PANEL_AXIS_PX = 44, 46
+"""Pixels of a panel of :func:`compose` above its plot area (its title) and below it (its
+x axis): a row of ``row_height`` pixels has ``row_height - 90`` for the plot."""
+
+_FRAME_LABEL_CHARS = 8
+"""Longest raster row label in an animation frame: the labels sit in the gap between two
+panels (72 px), so a longer feature name is cut (see :func:`~rgrasp_viz.viz.figures.
+row_ticks`)."""
+
+
 def compose(grid, *, widths=None, row_height=300, width=960, title=None, footer=None):
     """Put single-figure specs side by side and in rows, in one Plotly figure.
 
@@ -184,7 +194,7 @@ def compose(grid, *, widths=None, row_height=300, width=960, title=None, footer=
     bottom_px = 14 + 14 * (footer.count("<br>") + 1) if footer else 8
     height = int(top_px + bottom_px + n_rows * row_height)
     height += height % 2  # even sizes: what H.264 (MP4) needs
-    title_px, axis_px = 44, 46
+    title_px, axis_px = _PANEL_TITLE_PX, _PANEL_AXIS_PX
     inner_w = int(width) - 56 - 16  # the plot area between the margins, in pixels
     gap_x = 72 / inner_w * sum(widths) / max(1.0 - 72 * (n_cols - 1) / inner_w, 0.2)
     total = sum(widths) + gap_x * (n_cols - 1)
@@ -315,12 +325,22 @@ def _cursor(trace, t, step):
 class _Panels:
     """The specs of one run's panels at any of its moments (the raster is built once)."""
 
-    def __init__(self, trace, views, states, top, max_rows):
+    def __init__(self, trace, views, states, top, max_rows, plot_px=None):
         self.trace = trace
+        if plot_px is None:  # the plot area of a panel holding max_rows rows
+            plot_px = F.ROW_PX * max(int(max_rows), 1)
         self.views = views
         self.top = top
-        self.raster = (F.support_raster_spec(trace, max_rows=max_rows, cursor=0.0)
-                       if "support" in views else None)
+        self.raster = None
+        if "support" in views:
+            # the raster is squeezed into its panel: labels thinned to what the panel holds
+            # and cut short (they sit between two panels); no axis title (room for them)
+            raster = F.fit_row_labels(
+                F.support_raster_spec(trace, max_rows=max_rows, cursor=0.0), plot_px,
+                max_chars=_FRAME_LABEL_CHARS)
+            lay = raster["layout"]
+            self.raster = {"data": raster["data"], "layout": {
+                **lay, "yaxis": {**lay["yaxis"], "title": {"text": ""}}}}
         # one |x| scale for the whole animation: axes that jump would hide the motion
         peak = max((float(np.max(np.abs(F.snapshot(trace, t, step)), initial=0.0))
                     for t, step in states), default=0.0)
@@ -343,8 +363,10 @@ class _Panels:
                                            "range": self.coef_range, "autorange": False}
             elif view == "support":
                 spec = F.with_cursor(self.raster, _cursor(self.trace, t, step))
+                k = spec["layout"]["meta"]["label_step"]
+                every = "" if k == 1 else f" · every {_ordinal(k)} row labelled"
                 title = (f"Support of {F.esc(run_label(self.trace))}<br><sup>★ true support · "
-                         "dotted line: now</sup>")
+                         f"dotted line: now{every}</sup>")
                 spec = {"data": spec["data"], "layout": {**spec["layout"],
                                                           "title": {"text": title}}}
             else:
@@ -358,8 +380,18 @@ class _Panels:
                 if self.obj_range is not None:
                     spec["layout"]["yaxis"] = {**spec["layout"]["yaxis"],
                                                "range": self.obj_range, "autorange": False}
+                    if self.obj_range[1] - self.obj_range[0] >= 2:
+                        # decades only: in a short panel plotly.js adds 2s and 5s between
+                        # the powers of ten, small labels crowding the large ones
+                        spec["layout"]["yaxis"]["dtick"] = 1
             out.append(spec)
         return out
+
+
+def _ordinal(k):
+    """``2nd``, ``3rd``, ``11th``, ``22nd``..."""
+    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{k}{suffix}"
 
 
 def _moment(trace, t, step):
@@ -546,8 +578,10 @@ def animate(runs, path, *, views=VIEWS, max_frames=48, fps=8.0, hold=1.5, until=
     width, row_height : int
         Frame width and the height of each run's row, in pixels.
     max_rows : int, default 40
-        Coordinates shown in the support raster, at most as many as its panel holds with
-        every row labelled (the true support is always shown).
+        Coordinates shown in the support raster, at most as many as its panel holds at
+        ``ROW_PX`` pixels a row.  The true support is always shown: when it alone is more,
+        only every k-th row is labelled (the frame's subtitle says so), so that labels never
+        overlap; long feature names are cut to a few characters.
     title : str, optional
         Headline of every frame (default: the runs' labels).
     mp4 : None, bool
@@ -634,9 +668,11 @@ def animate(runs, path, *, views=VIEWS, max_frames=48, fps=8.0, hold=1.5, until=
     top = float(until) if until is not None else max(
         (float(np.nanmax(tr.passes)) for tr in traces), default=1.0)
     labels = F.run_labels(traces)
-    # every raster row is labelled (ROW_PX each): show as many as the row's panel holds
-    fit = max(1, (int(row_height) - 90) // F.ROW_PX)
-    panels = [_Panels(tr, views, [s[k] for s in states], top, min(int(max_rows), fit))
+    # ROW_PX per raster row: show as many rows as the row's panel holds (the true support
+    # always: when it does not fit, only every k-th row is labelled)
+    plot_px = int(row_height) - _PANEL_TITLE_PX - _PANEL_AXIS_PX
+    fit = max(1, plot_px // F.ROW_PX)
+    panels = [_Panels(tr, views, [s[k] for s in states], top, min(int(max_rows), fit), plot_px)
               for k, tr in enumerate(traces)]
     widths = [_WEIGHTS[v] for v in views]
     footer = "<br>".join(_FOOTER[v] for v in views if v in _FOOTER)

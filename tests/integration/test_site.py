@@ -189,7 +189,7 @@ def test_one_page_per_notebook_an_index_and_an_api_reference(site):
         assert f"notebooks/{path.stem}.html" in index, path.name
     api = (out / "api.html").read_text(encoding="utf-8")
     for name in ("rgrasp_viz.solve", "rgrasp_viz.Problem", "rgrasp_viz.Trace",
-                 "rgrasp_viz.viz.figures.convergence", "rgrasp_viz.viz.dashboards.explore",
+                 "rgrasp_viz.viz.figures.convergence", "rgrasp_viz.explore",
                  "rgrasp_viz.reproduce.run", "rgrasp_viz.animate"):
         assert f'id="{name}"' in api, name
     assert facts["bytes"] < 30e6, f"the site is {facts['bytes'] / 1e6:.1f} MB"

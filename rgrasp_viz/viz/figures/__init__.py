@@ -65,9 +65,13 @@ from ._moments import (
 )
 from ._path import path_figure, path_figure_spec
 from ._raster import (
+    LABEL_CHARS,
+    LABEL_PX,
     RASTER_CATEGORIES,
     ROW_PX,
+    fit_row_labels,
     raster_cursor,
+    row_ticks,
     support_raster,
     support_raster_spec,
     with_cursor,
@@ -79,6 +83,8 @@ from ._thresholding import threshold_timeline, threshold_timeline_spec
 __all__ = [
     "DIVERGED_CUT",
     "GAP_FLOOR_RTOL",
+    "LABEL_CHARS",
+    "LABEL_PX",
     "RASTER_CATEGORIES",
     "ROW_PX",
     "TEMPLATE",
@@ -92,12 +98,14 @@ __all__ = [
     "esc",
     "export",
     "find_chromium",
+    "fit_row_labels",
     "gap_floor",
     "path_figure",
     "path_figure_spec",
     "progress",
     "progress_spec",
     "raster_cursor",
+    "row_ticks",
     "slack_descent",
     "slack_descent_spec",
     "step_sensitivity",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import html
+import math
+import os
 
 import numpy as np
 
@@ -19,9 +21,23 @@ RASTER_CATEGORIES = (
 )
 """Support-raster categories: value in the heatmap, meaning, colour."""
 
-ROW_PX = 11
-"""Pixels per raster row: room for every row's label (10 px font), so that no label is
-skipped -- in particular every true-support coordinate (★) can be read."""
+ROW_PX = 12
+"""Pixels per raster row of :func:`support_raster`: room for every row's label
+(:data:`LABEL_PX`), so that no label is skipped -- in particular every true-support
+coordinate (★) can be read."""
+
+TICK_FONT_PX = 10
+"""Font size of the row labels."""
+
+LABEL_PX = 12
+"""Vertical room one row label needs: a 10 px font draws a text box about 11.5 px tall.
+Rows closer than this (a raster squeezed into a smaller panel, as in an animation frame)
+are labelled every k-th row only (:func:`row_ticks`); hovering a cell still names its row."""
+
+LABEL_CHARS = 24
+"""Longest row label drawn, in characters; a longer feature name is cut in the middle with
+an ellipsis (its start and end are kept, where names usually differ).  Hovering shows the
+whole name."""
 
 MAX_ROWS = 60
 """Rows shown by default: the true support, then the coordinates that were in play, up to
@@ -64,6 +80,124 @@ def raster_labels(trace, rows, n_true=0):
     labels = [lab if seen[lab] == 1 else f"{lab} [{j}]" for lab, j in zip(labels, rows,
                                                                            strict=True)]
     return [f"{lab}★" if k < n_true else lab for k, lab in enumerate(labels)]
+
+
+def _unstar(label):
+    """``(text, starred)``: a row label of :func:`raster_labels` unescaped, without its star."""
+    star = label.endswith("★")
+    return html.unescape(label[:-1] if star else label), star
+
+
+def short_label(label, max_chars=LABEL_CHARS, skip=0):
+    """A row label of :func:`raster_labels` (escaped, possibly starred) cut to at most
+    ``max_chars`` characters of text with an ellipsis.
+
+    The cut is made on the unescaped text (an entity such as ``&lt;`` is never split) and
+    the result is escaped again; the star of a true-support row is kept.  With ``skip > 0``
+    the first ``skip`` characters (a prefix shared by the other long labels) become a
+    leading ellipsis and the rest is cut at its end; otherwise the middle is cut (the start
+    and the end kept).
+
+    Parameters
+    ----------
+    label : str
+    max_chars : int, default LABEL_CHARS
+        At least 3.
+    skip : int, default 0
+
+    Returns
+    -------
+    str
+    """
+    if max_chars < 3:
+        raise ValueError(f"max_chars must be at least 3, got {max_chars!r}")
+    text, star = _unstar(label)
+    if len(text) > max_chars:
+        if 0 < skip < len(text):
+            text = "…" + text[skip:]
+            if len(text) > max_chars:
+                text = text[:max_chars - 1] + "…"
+        else:
+            head = max_chars // 2
+            tail = max_chars - 1 - head
+            text = text[:head] + "…" + (text[len(text) - tail:] if tail else "")
+    return esc(text) + ("★" if star else "")
+
+
+def _shared_prefix(labels, max_chars):
+    """Length of the prefix that the labels longer than ``max_chars`` share (at least 2 of
+    them, and 4 characters), cut back to a word boundary ("_", " ", "." or "-") when there
+    is one: what a drawn label may skip.  0 otherwise."""
+    long = [t for t in (_unstar(lab)[0] for lab in labels) if len(t) > max_chars]
+    if len(long) < 2:
+        return 0
+    p = len(os.path.commonprefix(long))
+    p = min(p, min(len(t) for t in long) - 1)
+    cut = max(long[0].rfind(c, 0, p) for c in "_ .-") + 1
+    p = cut if cut > 0 else p
+    return p if p >= 4 else 0
+
+
+def row_ticks(labels, plot_px, max_chars=LABEL_CHARS, label_px=LABEL_PX):
+    """Which rows of a support raster get a drawn label, and their texts.
+
+    ``len(labels)`` rows share ``plot_px`` pixels; when a row is thinner than ``label_px``
+    only every ``k``-th row is labelled (rows ``0, k, 2k, ...``; ``k`` the smallest step
+    that leaves ``label_px`` between labels), so that drawn labels never overlap.  Texts
+    longer than ``max_chars`` are cut (:func:`short_label`): a prefix that the long names
+    share is dropped first (``…01_after`` rather than ``serum_…after``, which would read
+    the same for every row).
+
+    Parameters
+    ----------
+    labels : list of str
+        The rows' categories (:func:`raster_labels`), top to bottom.
+    plot_px : float
+        Height of the plot area, in pixels.
+    max_chars : int, default LABEL_CHARS
+    label_px : float, default LABEL_PX
+
+    Returns
+    -------
+    tickvals : list of str
+        The labelled rows' categories.
+    ticktext : list of str
+        Their drawn texts.
+    step : int
+        ``k`` (1: every row is labelled).
+    """
+    if not plot_px > 0:
+        raise ValueError(f"plot_px must be a positive number of pixels, got {plot_px!r}")
+    n = len(labels)
+    step = max(1, math.ceil(label_px * n / plot_px - 1e-9)) if n else 1
+    vals = list(labels[::step])
+    skip = _shared_prefix(labels, max_chars)
+    return vals, [short_label(lab, max_chars, skip) for lab in vals], step
+
+
+def fit_row_labels(spec, plot_px, max_chars=LABEL_CHARS):
+    """``spec`` (a support raster's) with its row labels fitted to a plot area of
+    ``plot_px`` pixels (:func:`row_ticks`): e.g. the raster squeezed into a panel of an
+    animation frame.  ``layout.meta["label_step"]`` records the step; ``spec`` is not
+    modified.
+
+    Parameters
+    ----------
+    spec : dict
+        From :func:`support_raster_spec`.
+    plot_px : float
+    max_chars : int, default LABEL_CHARS
+
+    Returns
+    -------
+    dict
+    """
+    lay = spec["layout"]
+    labels = list(lay["yaxis"].get("categoryarray") or [])
+    vals, text, step = row_ticks(labels, plot_px, max_chars)
+    yaxis = {**lay["yaxis"], "tickvals": vals, "ticktext": text}
+    meta = {**(lay.get("meta") or {}), "label_step": step}
+    return {"data": spec["data"], "layout": {**lay, "yaxis": yaxis, "meta": meta}}
 
 
 def support_raster_spec(trace, max_rows=MAX_ROWS, cursor=None):
@@ -120,22 +254,26 @@ def support_raster_spec(trace, max_rows=MAX_ROWS, cursor=None):
     if cursor is not None and labels:
         shapes.append(raster_cursor(cursor))
     note = f"; {hidden} more coordinates not shown" if hidden else ""
+    height = max(320, 160 + ROW_PX * len(rows))
+    tickvals, ticktext, step = row_ticks(labels, height - 160) if labels else ([], [], 1)
     return spec(data, dict(
         title={"text": f"Support of {esc(run_label(trace))} — true support (★) on "
                        f"top<br><sup>{len(rows)} coordinates{note}</sup>", "x": 0.02},
-        height=max(320, 160 + ROW_PX * len(rows)),
+        height=height,
         margin={"l": 60, "r": 20, "t": 70, "b": 90},
         xaxis={"title": {"text": "outer iteration t"}, "range": [-0.5, len(trace) - 0.5]},
         # rows are categories, in this order, whatever their labels look like ("120");
         # every row is labelled (explicit ticks: plotly.js would skip labels on a crowded
-        # axis, and half of the true coordinates could not be read): ROW_PX per row
+        # axis, and half of the true coordinates could not be read): ROW_PX per row; long
+        # names are cut (the whole name is the category, shown on hover) and the margin
+        # grows to hold the drawn labels
         yaxis={"type": "category", "categoryorder": "array", "categoryarray": labels,
-               "autorange": "reversed", "showticklabels": True,
-               "tickmode": "array", "tickvals": labels, "ticktext": labels,
-               "tickfont": {"size": 10}, "title": {"text": "coordinate"}},
+               "autorange": "reversed", "showticklabels": True, "automargin": True,
+               "tickmode": "array", "tickvals": tickvals, "ticktext": ticktext,
+               "tickfont": {"size": TICK_FONT_PX}, "title": {"text": "coordinate"}},
         autosize=True,
         legend=LEGEND_TOP, shapes=shapes,
-        meta={"rows": rows.tolist(), "n_true": n_true, "hidden": hidden,
+        meta={"rows": rows.tolist(), "n_true": n_true, "hidden": hidden, "label_step": step,
               "cursor": None if cursor is None else float(cursor)}))
 
 
