@@ -27,7 +27,7 @@ def reference_objective(problem, s):
     import warnings
 
     import rgrasp_viz as rv
-    from rgrasp_viz.reproduce import least_squares_on
+    from rgrasp_viz.reference import least_squares_on
 
     res = rv.solve(problem, "grasp", s=s, max_iter=60, tol=0.0, ftol=0.0, random_state=0,
                    warn=False)
