@@ -80,3 +80,23 @@ def chromium_path() -> str:
             "$RGRASP_CHROMIUM); `make test` installs it with apt-get when run as root"
         )
     return path
+
+
+@pytest.fixture
+def no_work(monkeypatch):
+    """Fail the test if anything is computed or any output folder is opened: an argument
+    check of the command line or of ``reproduce`` must stop before any work."""
+    from rgrasp_viz import _cli as cli
+    from rgrasp_viz.reproduce import _command as command
+    from rgrasp_viz.reproduce import _experiments as experiments
+    from rgrasp_viz.reproduce import _tuning as tuning
+    from rgrasp_viz.reproduce._output import OutputFolder
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("work started although an argument was bad")
+
+    for module, name in ((cli, "solve"), (cli, "make_regression"), (experiments, "solve"),
+                         (command, "build_train_heldout"), (command, "run_tasks"),
+                         (tuning, "build_train_heldout")):
+        monkeypatch.setattr(module, name, forbidden)
+    monkeypatch.setattr(OutputFolder, "__enter__", forbidden)

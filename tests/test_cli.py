@@ -10,23 +10,7 @@ import pytest
 
 from rgrasp_viz import _cli as cli
 from rgrasp_viz.reproduce import _command as command
-from rgrasp_viz.reproduce import _experiments as experiments
-from rgrasp_viz.reproduce._output import OutputFolder
 from rgrasp_viz.solvers._registry import method_names
-
-
-@pytest.fixture
-def no_work(monkeypatch):
-    """Fail the test if anything is computed or any output folder is opened."""
-
-    def forbidden(*args, **kwargs):
-        raise AssertionError("work started although an argument was bad")
-
-    monkeypatch.setattr(cli, "solve", forbidden)
-    monkeypatch.setattr(cli, "make_regression", forbidden)
-    monkeypatch.setattr(command, "build_train_heldout", forbidden)
-    monkeypatch.setattr(experiments, "solve", forbidden)
-    monkeypatch.setattr(OutputFolder, "__enter__", forbidden)
 
 
 def _fails_cleanly(argv, capsys, *needles):

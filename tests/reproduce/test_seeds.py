@@ -12,21 +12,6 @@ from rgrasp_viz import reproduce as R
 from rgrasp_viz.reproduce import _command as RCMD
 from rgrasp_viz.reproduce import _command as command
 from rgrasp_viz.reproduce import _parallel
-from rgrasp_viz.reproduce import _tuning as tuning
-from rgrasp_viz.reproduce._output import OutputFolder
-
-
-@pytest.fixture
-def no_work(monkeypatch):
-    """Fail the test if anything is computed or any output folder is opened."""
-
-    def forbidden(*args, **kwargs):
-        raise AssertionError("work started although an argument was bad")
-
-    monkeypatch.setattr(command, "build_train_heldout", forbidden)
-    monkeypatch.setattr(command, "run_tasks", forbidden)
-    monkeypatch.setattr(tuning, "build_train_heldout", forbidden)
-    monkeypatch.setattr(OutputFolder, "__enter__", forbidden)
 
 
 @pytest.mark.parametrize("text, seeds", [

@@ -8,32 +8,23 @@ import html
 
 import numpy as np
 import pytest
+import raster_cases
 
-import rgrasp_viz as rv
 from rgrasp_viz.viz import _animate as A
 from rgrasp_viz.viz import figures as F
 
-LONG = "serum_concentration_of_biomarker_{:02d}_after_treatment_<b>mg</b>"
+LONG = raster_cases.LONG
 
 
 @pytest.fixture(scope="module")
 def classroom():
-    prob = rv.make_regression("classroom", random_state=0)
-    return rv.solve(prob, "svrgsp+", s=24, random_state=0).trace
+    return raster_cases.classroom_trace()
 
 
 @pytest.fixture(scope="module")
 def named():
-    """A DataFrame fit whose columns are long, share their start and hold markup."""
-    pd = pytest.importorskip("pandas")
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal((80, 30))
-    beta = np.zeros(30)
-    beta[[1, 5, 9, 22]] = [3.0, -2.0, 2.5, 1.5]
-    y = X @ beta + 0.1 * rng.standard_normal(80)
-    cols = [LONG.format(j) for j in range(30)]
-    est = rv.SparseLinearRegression(s=6, random_state=0).fit(pd.DataFrame(X, columns=cols), y)
-    return est.trace_
+    pytest.importorskip("pandas")
+    return raster_cases.long_named_trace()
 
 
 def heatmap(spec):
