@@ -47,7 +47,13 @@ def _badge(verdict, small=False, title=None):
 
 
 def _pct(v):
-    return "" if v is None or not math.isfinite(v) else f"{100 * v:+.1f} %"
+    """A margin as a signed percentage; "" for none or an infinite one (only one side got
+    there), also when it comes back from JSON as the text "inf" / "-inf"."""
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        return ""
+    return f"{100 * v:+.1f} %" if math.isfinite(v) else ""
 
 
 def claims_html(rows, caption=None):

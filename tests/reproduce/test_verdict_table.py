@@ -63,3 +63,15 @@ def test_the_display_object_is_html_in_jupyter_and_text_elsewhere():
     table = VerdictTable(_rows(), caption="setting 1")
     assert table._repr_html_() == claims_html(_rows(), "setting 1")
     assert repr(table) == "setting 1\n" + format_claims(_rows())
+
+
+def test_margins_read_back_from_json_as_text_are_shown_or_left_blank():
+    # run.json stores an infinite margin (only one side reached the target) as "inf"
+    rows = [{"id": "A1", "claim": "x", "level": "speed gap <= 0.0001", "verdict": "mixed",
+             "agreement": "3/5", "text": "t",
+             "per_seed": [{"seed": 0, "verdict": "supported", "margin": "inf"},
+                          {"seed": 1, "verdict": "contradicted", "margin": "-inf"},
+                          {"seed": 2, "verdict": "supported", "margin": 0.25}]}]
+    html = claims_html(rows)
+    assert "seed 2: supported +25.0 %" in html
+    assert "seed 0: supported\"" in html and "seed 1: contradicted\"" in html
