@@ -6,6 +6,7 @@ it (a Chromium, a page, Voila on the app) are in ``tests/browser/conftest.py``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -421,3 +422,33 @@ async ([rootClass, seconds]) => {
           positions: shown.map((v) => v.size)};
 }
 """
+
+
+@contextlib.contextmanager
+def voila_server(target, home):
+    """Voila serving ``target`` (a notebook, or a folder of them) on a free loopback port, ready
+    once a static file loads (no kernel started yet); stopped on exit."""
+    target = Path(target)
+    port = _free_port()
+    server = Server(
+        "voila",
+        [
+            _bin("voila"),
+            str(target),
+            "--no-browser",
+            f"--port={port}",
+            "--Voila.ip=127.0.0.1",
+            "--Voila.token=",
+            "--Voila.port_retries=0",
+            "--show_tracebacks=True",  # an error must be visible on the page, not only in a log
+        ],
+        url=f"http://127.0.0.1:{port}/",
+        cwd=target if target.is_dir() else target.parent,
+        env=_jupyter_env(home),
+        log=home / "voila.log",
+    )
+    try:
+        server.wait_ready("voila/static/voila.js")
+        yield server
+    finally:
+        server.stop()

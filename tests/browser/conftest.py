@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_pages import APP, CHROMIUM_ARGS, Server, _bin, _free_port, _jupyter_env
+from browser_pages import APP, CHROMIUM_ARGS, voila_server
 
 
 @pytest.fixture(scope="module")
@@ -18,30 +18,8 @@ def app_notebook() -> Path:
 
 @pytest.fixture(scope="module")
 def voila(app_notebook, tmp_path_factory, chromium_path):
-    home = tmp_path_factory.mktemp("voila")
-    port = _free_port()
-    server = Server(
-        "voila",
-        [
-            _bin("voila"),
-            str(app_notebook),
-            "--no-browser",
-            f"--port={port}",
-            "--Voila.ip=127.0.0.1",
-            "--Voila.token=",
-            "--Voila.port_retries=0",
-            "--show_tracebacks=True",  # an error must be visible on the page, not only in a log
-        ],
-        url=f"http://127.0.0.1:{port}/",
-        cwd=app_notebook.parent,
-        env=_jupyter_env(home),
-        log=home / "voila.log",
-    )
-    try:
-        server.wait_ready("voila/static/voila.js")  # a static file: no kernel started yet
+    with voila_server(app_notebook, tmp_path_factory.mktemp("voila")) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,6 @@ from browser_pages import (
     SCREENSHOTS,
     WAIT_PLOTS_JS,
     Server,
-    _bin,
     _free_port,
     _jupyter_env,
     _notebook,
@@ -45,6 +44,7 @@ from browser_pages import (
     slider,
     status,
     visible_errors,
+    voila_server,
 )
 
 pytestmark = pytest.mark.browser
@@ -590,30 +590,8 @@ def dashboard_notebooks(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def voila_tree(dashboard_notebooks, tmp_path_factory, chromium_path):
-    home = tmp_path_factory.mktemp("voila-tree")
-    port = _free_port()
-    server = Server(
-        "voila",
-        [
-            _bin("voila"),
-            str(dashboard_notebooks),
-            "--no-browser",
-            f"--port={port}",
-            "--Voila.ip=127.0.0.1",
-            "--Voila.token=",
-            "--Voila.port_retries=0",
-            "--show_tracebacks=True",
-        ],
-        url=f"http://127.0.0.1:{port}/",
-        cwd=dashboard_notebooks,
-        env=_jupyter_env(home),
-        log=home / "voila.log",
-    )
-    try:
-        server.wait_ready("voila/static/voila.js")
+    with voila_server(dashboard_notebooks, tmp_path_factory.mktemp("voila-tree")) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.mark.parametrize("name", list(DASHBOARD_CELLS))
