@@ -7,26 +7,11 @@ import subprocess
 import sys
 
 import pytest
+from cli_errors import fails_cleanly as _fails_cleanly
 
 from rgrasp_viz import _cli as cli
 from rgrasp_viz.reproduce import _command as command
 from rgrasp_viz.solvers._registry import method_names
-
-
-def _fails_cleanly(argv, capsys, *needles):
-    with pytest.raises(SystemExit) as exc:
-        cli.main(argv)
-    assert exc.value.code == 2
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    lines = captured.err.splitlines()
-    assert len(lines) == 1, captured.err
-    assert lines[0].startswith("rgrasp-viz"), lines[0]
-    assert "error:" in lines[0] and "Traceback" not in captured.err
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
-    return lines[0]
-
 
 REP = ["reproduce", "fig1-setting1", "--quick", "--no-png"]
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import sys
 
 import pytest
+from cli_errors import fails_cleanly as _fails_cleanly
 
-from rgrasp_viz import _cli as cli
 from rgrasp_viz import reproduce as R
 from rgrasp_viz.reproduce import _command as RCMD
 from rgrasp_viz.reproduce import _command as command
@@ -59,20 +59,6 @@ def test_bad_seeds_are_refused(bad, why):
     with pytest.raises(ValueError, match=None) as exc:
         R.parse_seeds(bad)
     assert why in str(exc.value), str(exc.value)
-
-
-def _fails_cleanly(argv, capsys, *needles):
-    with pytest.raises(SystemExit) as exc:
-        cli.main(argv)
-    assert exc.value.code == 2
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    lines = captured.err.splitlines()
-    assert len(lines) == 1, captured.err
-    assert "Traceback" not in captured.err
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
-    return lines[0]
 
 
 REP = ["reproduce", "fig1-setting1", "--quick", "--no-png"]
