@@ -243,7 +243,7 @@ def main(argv=None):
     for r in rows:
         for c in cols:
             r.setdefault(c[0], np.nan)
-    print(table(rows, cols, title=f"Table 1. Fixed s: ours (method={rv.estimators.DEFAULT_METHOD}"
+    print(table(rows, cols, title=f"Table 1. Fixed s: ours (method={rv.SparseLinearRegression().method}"
                                   f", defaults) vs abess {abess.__version__}, OMP"
                                   + (", skscope" if have_skscope else "")))
     print("F1: against the true support (synthetic) or, on bundled data, against abess's "
