@@ -243,7 +243,8 @@ def main(argv=None):
     for r in rows:
         for c in cols:
             r.setdefault(c[0], np.nan)
-    print(table(rows, cols, title=f"Table 1. Fixed s: ours (method={rv.SparseLinearRegression().method}"
+    method = rv.SparseLinearRegression().method
+    print(table(rows, cols, title=f"Table 1. Fixed s: ours (method={method}"
                                   f", defaults) vs abess {abess.__version__}, OMP"
                                   + (", skscope" if have_skscope else "")))
     print("F1: against the true support (synthetic) or, on bundled data, against abess's "
