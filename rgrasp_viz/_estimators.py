@@ -880,24 +880,30 @@ def _columns(W, S):
     return np.asarray(W[:, S].toarray()) if sp.issparse(W) else np.asarray(W[:, S])
 
 
-def _logistic_fun(A, y, b, lam, w=None):
-    ell = np.logaddexp(0.0, -y * (A @ b))
-    return float(np.mean(ell if w is None else w * ell)) + 0.5 * float(lam @ (b * b))
+def _logistic_fun(A, y, b, lam, w=None, a=None):
+    """The (weighted) mean logistic loss plus the ridge term at ``b`` (``a``: the margins
+    ``A @ b`` when already known)."""
+    a = A @ b if a is None else a
+    ell = np.logaddexp(0.0, -y * a)
+    if w is not None:
+        ell *= w
+    return float(ell.sum() / len(ell)) + 0.5 * float(lam @ (b * b))
 
 
 def _newton(A, y, b, lam, w=None, maxiter=_NEWTON_ITER):
     """Damped Newton on the (weighted) logistic loss over the columns of ``A`` (``lam``: the
     ridge term per column; a tiny Levenberg term keeps the system solvable on separable or
-    collinear columns)."""
+    collinear columns).  The margins of the accepted point are carried to the next step."""
     n = A.shape[0]
-    f = _logistic_fun(A, y, b, lam, w)
+    a = A @ b
+    f = _logistic_fun(A, y, b, lam, w, a)
+    levenberg = np.diag(lam + 1e-10)
     for _ in range(maxiter):
-        a = A @ b
         p = _sigmoid(-y * a)  # = 1 - sigma(y a)
         pw = p if w is None else w * p
         g = -(A.T @ (y * pw)) / n + lam * b
         h = pw * (1 - p)
-        H = (A.T * h) @ A / n + np.diag(lam + 1e-10)
+        H = (A.T * h) @ A / n + levenberg
         try:
             step = np.linalg.solve(H, g)
         except np.linalg.LinAlgError:
@@ -905,14 +911,15 @@ def _newton(A, y, b, lam, w=None, maxiter=_NEWTON_ITER):
         t, dec = 1.0, float(g @ step)
         while t > 1e-10:
             b_new = b - t * step
-            f_new = _logistic_fun(A, y, b_new, lam, w)
+            a_new = A @ b_new
+            f_new = _logistic_fun(A, y, b_new, lam, w, a_new)
             if f_new <= f - 1e-4 * t * dec:
                 break
             t *= 0.5
         else:
             break
         done = f - f_new <= 1e-12 * max(abs(f), 1e-300)
-        b, f = b_new, f_new
+        b, f, a = b_new, f_new, a_new
         if done:
             break
     return b
