@@ -991,12 +991,22 @@ def _pair_candidates(data, x, S, free_pos, grow, keep):
         return [(float(val[t]), int(J[t]), None) for t in order if val[t] < thresh]
     g = np.diag(Ginv)[free_pos]
     bk = beta[free_pos]
-    MJ = M[J][:, free_pos]
+    MJ = M[np.ix_(J, free_pos)]
+    # num = C_J + bk MJ / g, den = e_J + MJ^2 / g, val = rss + bk^2 / g - num^2 / den, in
+    # place on |J| x |free| arrays (the same operations in the same order)
     with np.errstate(divide="ignore", invalid="ignore"):
-        num = C[J, None] + bk[None, :] * MJ / g[None, :]
-        den = e[J, None] + MJ ** 2 / g[None, :]
-        val = rss + (bk ** 2 / g)[None, :] - num ** 2 / den
-    val = np.where((den > floor[:, None]) & np.isfinite(val), val, np.inf)
+        num = np.multiply(bk[None, :], MJ)
+        num /= g[None, :]
+        num += C[J, None]
+        den = np.square(MJ, out=MJ)
+        den /= g[None, :]
+        den += e[J, None]
+        val = np.square(num, out=num)
+        val /= den
+        np.subtract(rss + (bk ** 2 / g)[None, :], val, out=val)
+    ok = den > floor[:, None]
+    ok &= np.isfinite(val)
+    val[~ok] = np.inf
     flat = val.ravel()
     k = min(keep, flat.size)
     top = np.argpartition(flat, k - 1)[:k] if k < flat.size else np.arange(flat.size)
