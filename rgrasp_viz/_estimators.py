@@ -64,6 +64,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._kernels.newton import logistic_newton_dense
 from ._kernels.threads import BlasThreads
 from ._problems import Problem
 from .exceptions import ConvergenceWarning, DataWarning
@@ -839,7 +840,7 @@ class _Data:
             else:
                 coef = np.linalg.lstsq(AS, self.b, rcond=None)[0]
         else:
-            coef = _newton(AS, self.b, x[S].copy(), self.l2 * self.pen(S), self.w)
+            coef = _logistic_refit(AS, self.b, x[S], self.l2 * self.pen(S), self.w)
         out[S] = coef
         return out, self.objective(AS, coef, S)
 
@@ -888,6 +889,19 @@ def _logistic_fun(A, y, b, lam, w=None, a=None):
     if w is not None:
         ell *= w
     return float(ell.sum() / len(ell)) + 0.5 * float(lam @ (b * b))
+
+
+def _logistic_refit(A, y, b, lam, w=None):
+    """The logistic refit on the columns ``A`` from ``b``: damped Newton in the kernel
+    (:func:`~rgrasp_viz._kernels.newton.logistic_newton_dense`), or :func:`_newton`, its
+    NumPy reference, when a Newton system is not positive definite to working precision
+    (whose solve then falls back to least squares)."""
+    A = np.ascontiguousarray(A, dtype=np.float64)
+    b = np.array(b, dtype=np.float64)
+    coef, ok = logistic_newton_dense(A, y, np.ones(len(y)) if w is None else w,
+                                     np.ascontiguousarray(lam, dtype=np.float64), b,
+                                     _NEWTON_ITER)
+    return coef if ok else _newton(A, y, b, lam, w)
 
 
 def _newton(A, y, b, lam, w=None, maxiter=_NEWTON_ITER):
