@@ -799,16 +799,25 @@ class _Data:
 
     def gram_columns(self, S, AS):
         """``A^T A[:, S]`` (least squares: fixed across swap rounds, so each column is
-        computed once and kept; a round after a swap computes one new column)."""
-        cache = self.__dict__.setdefault("_gram", {})
-        missing = [k for k, j in enumerate(S) if int(j) not in cache]
-        if missing:
-            new = np.asarray(self.A.T @ AS[:, missing])
-            for t, k in enumerate(missing):
-                cache[int(S[k])] = new[:, t]
+        computed once and kept, in the columns of one growing array; a round after a swap
+        computes one new column)."""
         if len(S) == 0:
             return np.zeros((self.dA, 0))
-        return np.column_stack([cache[int(j)] for j in S])
+        slot = self.__dict__.setdefault("_gram_slot", {})
+        missing = [k for k, j in enumerate(S) if int(j) not in slot]
+        if missing:
+            new = np.asarray(self.A.T @ AS[:, missing])
+            kept = self.__dict__.get("_gram_cols")
+            used = len(slot)
+            if kept is None or used + len(missing) > kept.shape[1]:
+                grown = np.empty((self.dA, max(2 * (used + len(missing)), 16)))
+                if kept is not None:
+                    grown[:, :used] = kept[:, :used]
+                kept = self._gram_cols = grown
+            kept[:, used:used + len(missing)] = new
+            for t, k in enumerate(missing):
+                slot[int(S[k])] = used + t
+        return self._gram_cols[:, [slot[int(j)] for j in S]]
 
     def pen(self, S):
         """1 for the penalised coordinates among ``S``, 0 for the intercept column."""
