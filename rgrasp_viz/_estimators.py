@@ -1195,7 +1195,9 @@ class _PathCV:
         if self.criterion == "cv":
             cv = check_cv(self.cv, y_split, classifier=self._Base._loss == "logistic")
             splits = list(cv.split(X, y_split))
-            losses_ = Parallel(n_jobs=self.n_jobs)(
+            # threads by default: a fold's work is NumPy, BLAS and the kernels, and a new
+            # worker process would first import the package and load numba (about a second)
+            losses_ = Parallel(n_jobs=self.n_jobs, prefer="threads")(
                 delayed(self._fold)(X, y_pm, w, tr, te, s_values) for tr, te in splits)
             L = np.array(losses_)  # (folds, len(s_values))
             for k, row in enumerate(L):
@@ -1263,7 +1265,10 @@ _CV_PARAMS = """
         As in scikit-learn (:func:`sklearn.model_selection.check_cv`; stratified K-fold for
         the classifier); used by ``criterion="cv"``.
     n_jobs : int, optional
-        Folds fitted in parallel (joblib).
+        Folds fitted in parallel (joblib), in threads unless a
+        :func:`joblib.parallel_config` block asks for processes: the folds' work runs in
+        NumPy, BLAS and the compiled kernels, and a fresh worker process would first spend
+        about a second importing the package and setting up numba.
     method, fit_intercept, always_select, max_iter, tol, random_state, eta, J, m, inner, l2, \
 refit, swap_rounds :
         As in :class:`{base}`.  Every point of the path but the first is warm-started from
