@@ -89,17 +89,23 @@ def logistic_newton_dense(A, y, w, lam, b0, maxiter):
             p = math.exp(-_log1pexp(y[i] * a[i]))  # 1 - sigma(y a)
             pw[i] = w[i] * p
             h[i] = pw[i] * (1.0 - p)
+        # one sweep over the rows (cache friendly for large n): g and the lower triangle of H
         for j in range(k):
-            s = 0.0
-            for i in range(n):
-                s += A[i, j] * (y[i] * pw[i])
-            g[j] = -s / n + lam[j] * b[j]
-        for j in range(k):
+            g[j] = 0.0
             for m in range(j + 1):
-                s = 0.0
-                for i in range(n):
-                    s += A[i, j] * h[i] * A[i, m]
-                H[j, m] = s / n
+                H[j, m] = 0.0
+        for i in range(n):
+            yp = y[i] * pw[i]
+            for j in range(k):
+                aij = A[i, j]
+                g[j] += aij * yp
+                ah = aij * h[i]
+                for m in range(j + 1):
+                    H[j, m] += ah * A[i, m]
+        for j in range(k):
+            g[j] = -g[j] / n + lam[j] * b[j]
+            for m in range(j + 1):
+                H[j, m] = H[j, m] / n
             H[j, j] += lam[j] + LEVENBERG
         # Cholesky H = L L^T in the lower triangle, then L L^T step = g
         for j in range(k):
