@@ -31,8 +31,9 @@ What the estimators add to the paper's algorithms, each named and recorded in
   the best ones checked by an exact refit.  ``swap_rounds`` caps the rounds as a safety net;
   a fit that reaches the cap while swaps still lower the objective warns
   (:class:`~rgrasp_viz.exceptions.ConvergenceWarning`) and reports ``status_ = Status.MAX_ITER``.
-  With swaps the run skips ``solve``'s end-of-run minimiser probe (the swaps search the same
-  neighbourhood exactly; ``fit_info_["minimiser_probe"]`` says whether it ran);
+  With swaps the run skips ``solve``'s end-of-run minimiser probe (the swaps leave any
+  support that one exact swap improves; ``fit_info_["minimiser_probe"]`` says whether it
+  ran).  The logistic refits run in a kernel (:mod:`rgrasp_viz._kernels.newton`);
 * ``sample_weight`` (and ``class_weight`` for the classifier): the weighted mean loss;
 * for the logistic loss, a small **ridge term** by default (``l2=LOGISTIC_L2``, ours): without
   it near-separable data drives the coefficients to infinity and the held-out log-loss up.
