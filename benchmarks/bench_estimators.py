@@ -325,6 +325,16 @@ def selection(splits, args):
                        ("held", "held-out (R^2 / log-loss)", ".4f"),
                        ("time", "selection time (ms)", ".1f")],
                 title="Table 3. Choosing s (ours: path over s = 1..min(d, 30) with warm starts)"))
+    parts = []
+    for name in dict.fromkeys(r["data"] for r in rows):
+        by = {r["tool"]: r for r in rows if r["data"] == name}
+        ours, peer = by["ours ebic"], by["abess"]
+        better = ours["held"] >= peer["held"] if ours["loss"] == "squares" else \
+            ours["held"] <= peer["held"]
+        gap = abs(ours["held"] - peer["held"]) / max(abs(peer["held"]), 1e-12)
+        parts.append(f"{name}: {ours['time'] / peer['time']:.2f} x ("
+                     f"{'better' if better else f'{100 * gap:.1f} % worse'})")
+    print("EBIC selection time ours/abess, held-out score against abess's: " + "; ".join(parts))
 
 
 _FRESH = """
