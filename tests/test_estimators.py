@@ -585,6 +585,32 @@ def test_swaps_stand_in_for_the_runs_minimiser_probe():
     assert probe["F_support"] <= SUPPORT_FACTOR * probe["F_probe"]
 
 
+@pytest.mark.parametrize("layout", ["dense", "csr", "weighted"])
+def test_skipping_the_probe_changes_no_coefficient(monkeypatch, layout):
+    """The fits with swaps, which skip the run's probe, are the fits the probed runs give,
+    bit for bit (dense, CSR, weighted rows), where the probe would have said
+    HT_FIXED_POINT too."""
+    import contextlib
+
+    import rgrasp_viz._estimators as E
+
+    X, y = _blocks(200, 100, 10, seed=1)
+    w = np.random.default_rng(0).integers(1, 4, len(y)).astype(float)
+    data = sp.csr_matrix(X) if layout == "csr" else X
+    weight = w if layout == "weighted" else None
+    lean = SparseLinearRegression(s=10, random_state=0).fit(data, y, sample_weight=weight)
+    monkeypatch.setattr(E, "without_minimiser_probe", contextlib.nullcontext)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        probed = SparseLinearRegression(s=10, random_state=0).fit(data, y, sample_weight=weight)
+    np.testing.assert_array_equal(lean.coef_, probed.coef_)
+    assert lean.intercept_ == probed.intercept_
+    assert lean.swaps_ == probed.swaps_
+    assert probed.status_ == rv.Status.HT_FIXED_POINT and lean.status_ == rv.Status.CONVERGED
+    assert probed.trace_.meta["minimiser_check"] is not None
+    assert lean.trace_.meta["minimiser_check"] is None
+
+
 def test_a_fresh_process_fits_with_the_cached_kernels():
     """A new process (e.g. a joblib worker) loads the kernels numba cached and compiles none:
     the first process fills the cache if it is cold, a second one fits dense and CSR least
