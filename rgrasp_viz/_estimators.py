@@ -30,7 +30,10 @@ What the estimators add to the paper's algorithms, each named and recorded in
   the support); for the logistic loss the pairs are ranked on the Newton quadratic model and
   the best ones checked by an exact refit.  ``swap_rounds`` caps the rounds as a safety net;
   a fit that reaches the cap while swaps still lower the objective warns
-  (:class:`~rgrasp_viz.exceptions.ConvergenceWarning`) and reports ``status_ = Status.MAX_ITER``;
+  (:class:`~rgrasp_viz.exceptions.ConvergenceWarning`) and reports ``status_ = Status.MAX_ITER``.
+  With swaps the run skips ``solve``'s end-of-run minimiser probe (the swaps leave any
+  support that one exact swap improves; ``fit_info_["minimiser_probe"]`` says whether it
+  ran).  The logistic refits run in a kernel (:mod:`rgrasp_viz._kernels.newton`);
 * ``sample_weight`` (and ``class_weight`` for the classifier): the weighted mean loss;
 * for the logistic loss, a small **ridge term** by default (``l2=LOGISTIC_L2``, ours): without
   it near-separable data drives the coefficients to infinity and the held-out log-loss up.
@@ -41,6 +44,7 @@ The estimators need scikit-learn (an optional dependency, the ``estimators`` ext
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 import warnings
@@ -61,10 +65,12 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._kernels.newton import logistic_newton_dense
 from ._kernels.threads import BlasThreads
 from ._problems import Problem
 from .exceptions import ConvergenceWarning, DataWarning
 from .solvers import Status, solve
+from .solvers._driver import without_minimiser_probe
 from .solvers._params import check_always_select
 
 __all__ = ["DEFAULT_METHOD", "LOGISTIC_L2", "SCALE_RATIO", "SWAP_ROUNDS",
@@ -190,6 +196,10 @@ class _SparseLinearModel(BaseEstimator):
                              f"len(always_select)), got {self.s!r}")
         return int(s), list(forced)
 
+    def _swaps_run(self):
+        """Whether support swaps follow the run (they need the refit)."""
+        return bool(self.refit) and bool(self.swap_rounds)
+
     def _seed(self):
         rs = self.random_state
         if rs is None or isinstance(rs, numbers.Integral) and not isinstance(rs, bool):
@@ -232,9 +242,15 @@ class _SparseLinearModel(BaseEstimator):
             status, trace = Status.CONVERGED, None
         else:
             prob = data.problem()
-            res = solve(prob, self.method, s=s, eta=self.eta, J=self.J, m=self.m,
-                        inner=self.inner, max_iter=self.max_iter, tol=self.tol, x0=data.x0,
-                        random_state=self._seed(), always_select=data.forced)
+            # the swaps until stable search the run's neighbourhood one exact swap at a
+            # time, so the run's own end-of-run probe for a hard-thresholding fixed point
+            # (one GraSP step) would only repeat a coarser check of the same question
+            probe = contextlib.nullcontext() if not self._swaps_run() else \
+                without_minimiser_probe()
+            with probe:
+                res = solve(prob, self.method, s=s, eta=self.eta, J=self.J, m=self.m,
+                            inner=self.inner, max_iter=self.max_iter, tol=self.tol,
+                            x0=data.x0, random_state=self._seed(), always_select=data.forced)
             x = np.asarray(res.x_best, dtype=np.float64).copy()
             objective = float(res.fun_best)
             support = np.flatnonzero(x)
@@ -290,6 +306,8 @@ class _SparseLinearModel(BaseEstimator):
             "refit": bool(self.refit), "refit_objective": refit_objective,
             "swap_rounds": int(self.swap_rounds), "swaps": swaps,
             "swap_cap_reached": bool(capped),
+            "minimiser_probe": res is not None and data.loss == "squares"
+            and not self._swaps_run(),
             "sample_weight": data.w is not None}
         self.fit_info_ = info
         if trace is None:
@@ -365,7 +383,11 @@ _ATTRS = """
         Outer iterations of the run.
     status_ : rgrasp_viz.Status
         How the fit stopped: the run's status, or ``MAX_ITER`` when the swaps hit
-        ``swap_rounds``.
+        ``swap_rounds``.  With swaps (the default) the run skips :func:`rgrasp_viz.solve`'s
+        end-of-run minimiser probe: the swaps that follow leave the run's support whenever
+        one exact swap lowers the objective, a finer search of the neighbourhood the probe
+        samples with one GraSP step; so ``HT_FIXED_POINT`` is reported only with
+        ``swap_rounds=0``.
     objective_ : float
         The objective of the best iterate the run visited (on the centred problem when
         centering: the training loss with the best intercept for those coefficients).
@@ -778,16 +800,25 @@ class _Data:
 
     def gram_columns(self, S, AS):
         """``A^T A[:, S]`` (least squares: fixed across swap rounds, so each column is
-        computed once and kept; a round after a swap computes one new column)."""
-        cache = self.__dict__.setdefault("_gram", {})
-        missing = [k for k, j in enumerate(S) if int(j) not in cache]
-        if missing:
-            new = np.asarray(self.A.T @ AS[:, missing])
-            for t, k in enumerate(missing):
-                cache[int(S[k])] = new[:, t]
+        computed once and kept, in the columns of one growing array; a round after a swap
+        computes one new column)."""
         if len(S) == 0:
             return np.zeros((self.dA, 0))
-        return np.column_stack([cache[int(j)] for j in S])
+        slot = self.__dict__.setdefault("_gram_slot", {})
+        missing = [k for k, j in enumerate(S) if int(j) not in slot]
+        if missing:
+            new = np.asarray(self.A.T @ AS[:, missing])
+            kept = self.__dict__.get("_gram_cols")
+            used = len(slot)
+            if kept is None or used + len(missing) > kept.shape[1]:
+                grown = np.empty((self.dA, max(2 * (used + len(missing)), 16)))
+                if kept is not None:
+                    grown[:, :used] = kept[:, :used]
+                kept = self._gram_cols = grown
+            kept[:, used:used + len(missing)] = new
+            for t, k in enumerate(missing):
+                slot[int(S[k])] = used + t
+        return self._gram_cols[:, [slot[int(j)] for j in S]]
 
     def pen(self, S):
         """1 for the penalised coordinates among ``S``, 0 for the intercept column."""
@@ -819,7 +850,7 @@ class _Data:
             else:
                 coef = np.linalg.lstsq(AS, self.b, rcond=None)[0]
         else:
-            coef = _newton(AS, self.b, x[S].copy(), self.l2 * self.pen(S), self.w)
+            coef = _logistic_refit(AS, self.b, x[S], self.l2 * self.pen(S), self.w)
         out[S] = coef
         return out, self.objective(AS, coef, S)
 
@@ -860,24 +891,43 @@ def _columns(W, S):
     return np.asarray(W[:, S].toarray()) if sp.issparse(W) else np.asarray(W[:, S])
 
 
-def _logistic_fun(A, y, b, lam, w=None):
-    ell = np.logaddexp(0.0, -y * (A @ b))
-    return float(np.mean(ell if w is None else w * ell)) + 0.5 * float(lam @ (b * b))
+def _logistic_fun(A, y, b, lam, w=None, a=None):
+    """The (weighted) mean logistic loss plus the ridge term at ``b`` (``a``: the margins
+    ``A @ b`` when already known)."""
+    a = A @ b if a is None else a
+    ell = np.logaddexp(0.0, -y * a)
+    if w is not None:
+        ell *= w
+    return float(ell.sum() / len(ell)) + 0.5 * float(lam @ (b * b))
+
+
+def _logistic_refit(A, y, b, lam, w=None):
+    """The logistic refit on the columns ``A`` from ``b``: damped Newton in the kernel
+    (:func:`~rgrasp_viz._kernels.newton.logistic_newton_dense`), or :func:`_newton`, its
+    NumPy reference, when a Newton system is not positive definite to working precision
+    (whose solve then falls back to least squares)."""
+    A = np.ascontiguousarray(A, dtype=np.float64)
+    b = np.array(b, dtype=np.float64)
+    coef, ok = logistic_newton_dense(A, y, np.ones(len(y)) if w is None else w,
+                                     np.ascontiguousarray(lam, dtype=np.float64), b,
+                                     _NEWTON_ITER)
+    return coef if ok else _newton(A, y, b, lam, w)
 
 
 def _newton(A, y, b, lam, w=None, maxiter=_NEWTON_ITER):
     """Damped Newton on the (weighted) logistic loss over the columns of ``A`` (``lam``: the
     ridge term per column; a tiny Levenberg term keeps the system solvable on separable or
-    collinear columns)."""
+    collinear columns).  The margins of the accepted point are carried to the next step."""
     n = A.shape[0]
-    f = _logistic_fun(A, y, b, lam, w)
+    a = A @ b
+    f = _logistic_fun(A, y, b, lam, w, a)
+    levenberg = np.diag(lam + 1e-10)
     for _ in range(maxiter):
-        a = A @ b
         p = _sigmoid(-y * a)  # = 1 - sigma(y a)
         pw = p if w is None else w * p
         g = -(A.T @ (y * pw)) / n + lam * b
         h = pw * (1 - p)
-        H = (A.T * h) @ A / n + np.diag(lam + 1e-10)
+        H = (A.T * h) @ A / n + levenberg
         try:
             step = np.linalg.solve(H, g)
         except np.linalg.LinAlgError:
@@ -885,14 +935,15 @@ def _newton(A, y, b, lam, w=None, maxiter=_NEWTON_ITER):
         t, dec = 1.0, float(g @ step)
         while t > 1e-10:
             b_new = b - t * step
-            f_new = _logistic_fun(A, y, b_new, lam, w)
+            a_new = A @ b_new
+            f_new = _logistic_fun(A, y, b_new, lam, w, a_new)
             if f_new <= f - 1e-4 * t * dec:
                 break
             t *= 0.5
         else:
             break
         done = f - f_new <= 1e-12 * max(abs(f), 1e-300)
-        b, f = b_new, f_new
+        b, f, a = b_new, f_new, a_new
         if done:
             break
     return b
@@ -964,12 +1015,22 @@ def _pair_candidates(data, x, S, free_pos, grow, keep):
         return [(float(val[t]), int(J[t]), None) for t in order if val[t] < thresh]
     g = np.diag(Ginv)[free_pos]
     bk = beta[free_pos]
-    MJ = M[J][:, free_pos]
+    MJ = M[np.ix_(J, free_pos)]
+    # num = C_J + bk MJ / g, den = e_J + MJ^2 / g, val = rss + bk^2 / g - num^2 / den, in
+    # place on |J| x |free| arrays (the same operations in the same order)
     with np.errstate(divide="ignore", invalid="ignore"):
-        num = C[J, None] + bk[None, :] * MJ / g[None, :]
-        den = e[J, None] + MJ ** 2 / g[None, :]
-        val = rss + (bk ** 2 / g)[None, :] - num ** 2 / den
-    val = np.where((den > floor[:, None]) & np.isfinite(val), val, np.inf)
+        num = np.multiply(bk[None, :], MJ)
+        num /= g[None, :]
+        num += C[J, None]
+        den = np.square(MJ, out=MJ)
+        den /= g[None, :]
+        den += e[J, None]
+        val = np.square(num, out=num)
+        val /= den
+        np.subtract(rss + (bk ** 2 / g)[None, :], val, out=val)
+    ok = den > floor[:, None]
+    ok &= np.isfinite(val)
+    val[~ok] = np.inf
     flat = val.ravel()
     k = min(keep, flat.size)
     top = np.argpartition(flat, k - 1)[:k] if k < flat.size else np.arange(flat.size)
@@ -1135,7 +1196,9 @@ class _PathCV:
         if self.criterion == "cv":
             cv = check_cv(self.cv, y_split, classifier=self._Base._loss == "logistic")
             splits = list(cv.split(X, y_split))
-            losses_ = Parallel(n_jobs=self.n_jobs)(
+            # threads by default: a fold's work is NumPy, BLAS and the kernels, and a new
+            # worker process would first import the package and load numba (about a second)
+            losses_ = Parallel(n_jobs=self.n_jobs, prefer="threads")(
                 delayed(self._fold)(X, y_pm, w, tr, te, s_values) for tr, te in splits)
             L = np.array(losses_)  # (folds, len(s_values))
             for k, row in enumerate(L):
@@ -1203,7 +1266,10 @@ _CV_PARAMS = """
         As in scikit-learn (:func:`sklearn.model_selection.check_cv`; stratified K-fold for
         the classifier); used by ``criterion="cv"``.
     n_jobs : int, optional
-        Folds fitted in parallel (joblib).
+        Folds fitted in parallel (joblib), in threads unless a
+        :func:`joblib.parallel_config` block asks for processes: the folds' work runs in
+        NumPy, BLAS and the compiled kernels, and a fresh worker process would first spend
+        about a second importing the package and setting up numba.
     method, fit_intercept, always_select, max_iter, tol, random_state, eta, J, m, inner, l2, \
 refit, swap_rounds :
         As in :class:`{base}`.  Every point of the path but the first is warm-started from

@@ -550,6 +550,104 @@ def test_swap_cap_is_a_safety_net_that_warns():
     assert free.refit_objective_ < capped.refit_objective_
 
 
+def _blocks(n, d, k, seed, rho=0.8):
+    """Columns in blocks of 10 sharing a factor (correlation ``rho``), k nonzero coefficients
+    uniform on [-1, 1] at random positions, unit noise."""
+    rng = np.random.default_rng(seed)
+    Z = rng.standard_normal((n, d))
+    F = rng.standard_normal((n, d // 10 + 1))
+    X = math.sqrt(1 - rho) * Z + math.sqrt(rho) * np.repeat(F, 10, axis=1)[:, :d]
+    beta = np.zeros(d)
+    beta[rng.choice(d, k, replace=False)] = rng.uniform(-1, 1, k)
+    return X, X @ beta + rng.standard_normal(n)
+
+
+def test_swaps_stand_in_for_the_runs_minimiser_probe():
+    """HTP freezes on this block design: without swaps the run's end-of-run probe reports
+    HT_FIXED_POINT (status and warning).  With swaps the run skips the probe, the swaps leave
+    the frozen support, and the model they return passes the probe: CONVERGED, no warning,
+    the same run."""
+    from rgrasp_viz.solvers._driver import SUPPORT_FACTOR, minimiser_probe
+
+    X, y = _blocks(200, 100, 10, seed=1)
+    with pytest.warns(ConvergenceWarning, match="HT_FIXED_POINT"):
+        frozen = SparseLinearRegression(s=10, swap_rounds=0, random_state=0).fit(X, y)
+    assert frozen.status_ == rv.Status.HT_FIXED_POINT and frozen.fit_info_["minimiser_probe"]
+    assert frozen.trace_.meta["minimiser_check"] is not None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est = SparseLinearRegression(s=10, random_state=0).fit(X, y)
+    assert est.status_ == rv.Status.CONVERGED and not est.fit_info_["minimiser_probe"]
+    assert est.trace_.meta["minimiser_check"] is None
+    assert est.swaps_ and est.refit_objective_ < 0.9 * frozen.refit_objective_
+    np.testing.assert_array_equal(est.trace_.x(-1), frozen.trace_.x(-1))  # the same run
+    probe = minimiser_probe(rv.Problem(X - X.mean(axis=0), y - y.mean()), est.coef_, 10)
+    assert probe["F_support"] <= SUPPORT_FACTOR * probe["F_probe"]
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr", "weighted"])
+def test_skipping_the_probe_changes_no_coefficient(monkeypatch, layout):
+    """The fits with swaps, which skip the run's probe, are the fits the probed runs give,
+    bit for bit (dense, CSR, weighted rows), where the probe would have said
+    HT_FIXED_POINT too."""
+    import contextlib
+
+    import rgrasp_viz._estimators as E
+
+    X, y = _blocks(200, 100, 10, seed=1)
+    w = np.random.default_rng(0).integers(1, 4, len(y)).astype(float)
+    data = sp.csr_matrix(X) if layout == "csr" else X
+    weight = w if layout == "weighted" else None
+    lean = SparseLinearRegression(s=10, random_state=0).fit(data, y, sample_weight=weight)
+    monkeypatch.setattr(E, "without_minimiser_probe", contextlib.nullcontext)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        probed = SparseLinearRegression(s=10, random_state=0).fit(data, y, sample_weight=weight)
+    np.testing.assert_array_equal(lean.coef_, probed.coef_)
+    assert lean.intercept_ == probed.intercept_
+    assert lean.swaps_ == probed.swaps_
+    assert probed.status_ == rv.Status.HT_FIXED_POINT and lean.status_ == rv.Status.CONVERGED
+    assert probed.trace_.meta["minimiser_check"] is not None
+    assert lean.trace_.meta["minimiser_check"] is None
+
+
+def test_a_fresh_process_fits_with_the_cached_kernels():
+    """A new process (e.g. a joblib worker) loads the kernels numba cached and compiles none:
+    the first process fills the cache if it is cold, a second one fits dense and CSR least
+    squares and the logistic loss with cache hits only."""
+    import subprocess
+    import sys
+
+    from rgrasp_viz._kernels import _jit
+
+    if not _jit.HAVE_NUMBA:
+        pytest.skip("numba is not installed: the kernels run as Python")
+    code = """if True:
+        import importlib, pkgutil
+        import numpy as np, scipy.sparse as sp
+        import rgrasp_viz as rv
+        import rgrasp_viz._kernels as K
+        rng = np.random.default_rng(0)
+        X = rng.standard_normal((60, 12))
+        y = X[:, 0] - X[:, 1] + 0.1 * rng.standard_normal(60)
+        a = rv.SparseLinearRegression(s=3, random_state=0).fit(X, y)
+        b = rv.SparseLinearRegression(s=3, random_state=0).fit(sp.csr_matrix(X), y)
+        c = rv.SparseLogisticRegression(s=3, random_state=0).fit(X, y > 0)
+        assert list(np.flatnonzero(a.coef_)) == list(np.flatnonzero(b.coef_))
+        hits = misses = 0
+        for info in pkgutil.iter_modules(K.__path__):
+            mod = importlib.import_module("rgrasp_viz._kernels." + info.name)
+            for obj in set(v for v in vars(mod).values() if hasattr(v, "stats")):
+                hits += sum(obj.stats.cache_hits.values())
+                misses += sum(obj.stats.cache_misses.values())
+        print(hits, misses)
+    """
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           timeout=900, check=True) for _ in range(2)]
+    hits, misses = map(int, runs[1].stdout.split())
+    assert hits > 0 and misses == 0, runs[1].stdout
+
+
 def test_correlated_design_against_abess(unavailable):
     """The issue's case (Toeplitz rho = 0.9, n = 500, d = 1000, k = s = 20, seed 1):
     training loss within 2 % of abess's, F1 of the true support within 0.05 of abess's."""

@@ -265,29 +265,40 @@ class BlasThreads:
         At most this many threads (e.g. 1 for linear algebra too small to gain from more).
     """
 
-    _controller = None
-    _missing = False
+    _libs = None  # the BLAS libraries' controllers, found once (threadpoolctl)
 
     def __init__(self, limit=None):
         self.limit = limit  # None: the kernels' count; else at most this many
 
-    def __enter__(self):
-        self._ctx = None
-        if BlasThreads._missing:
-            return self
-        if BlasThreads._controller is None:
+    @classmethod
+    def _blas(cls):
+        if cls._libs is None:
             try:
                 from threadpoolctl import ThreadpoolController  # optional: with scikit-learn
             except ImportError:  # pragma: no cover - optional dependency
-                BlasThreads._missing = True
-                return self
-            BlasThreads._controller = ThreadpoolController()
+                cls._libs = ()
+            else:
+                cls._libs = tuple(ThreadpoolController().select(user_api="blas")
+                                  .lib_controllers)
+        return cls._libs
+
+    def __enter__(self):
+        # each library's count is read and set directly (a microsecond each): a block whose
+        # libraries already run the wanted count -- a nested block, or a machine whose
+        # kernels use one thread -- changes nothing and restores nothing
+        self._restore = ()
+        libs = BlasThreads._blas()
+        if not libs:
+            return self
         k = get_num_threads() if self.limit is None else max(1, min(int(self.limit),
                                                                      get_num_threads()))
-        self._ctx = BlasThreads._controller.limit(limits=k, user_api="blas")
+        changed = [(lib, b) for lib in libs if (b := lib.get_num_threads()) != k]
+        for lib, _ in changed:
+            lib.set_num_threads(k)
+        self._restore = changed
         return self
 
     def __exit__(self, *exc):
-        if self._ctx is not None:
-            self._ctx.restore_original_limits()
+        for lib, b in self._restore:
+            lib.set_num_threads(b)
         return False

@@ -4,6 +4,8 @@ stopping, divergence, and the safeguard of default step sizes."""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import numbers
 import platform
@@ -99,6 +101,23 @@ def warm_up(method, sparse, inner="paper"):
 
 
 _WARM: set = set()
+
+_PROBE = contextvars.ContextVar("rgrasp_viz_minimiser_probe", default=True)
+
+
+@contextlib.contextmanager
+def without_minimiser_probe():
+    """Runs of :func:`solve` inside the block skip the end-of-run minimiser probe
+    (:func:`minimiser_probe`): a converged least-squares run then ends ``CONVERGED`` without
+    the check for a hard-thresholding fixed point, and ``trace.meta["minimiser_check"]`` is
+    None.  For callers that search the run's neighbourhood themselves (the estimators' support
+    swaps until stable); everything else about the runs is unchanged.  Per thread / task
+    (a context variable)."""
+    token = _PROBE.set(False)
+    try:
+        yield
+    finally:
+        _PROBE.reset(token)
 
 
 def _seed_repr(random_state):
@@ -473,7 +492,7 @@ class _Run:
                          "x0 may already be a solution")
                 self._stop(Status.NO_PROGRESS, MESSAGES[Status.NO_PROGRESS].format(
                     F0=self.F0, F=self.fun, rel=rel, cause=cause))
-            elif self.prob.loss == "squares":
+            elif self.prob.loss == "squares" and _PROBE.get():
                 self._check_minimiser()
             return
         if self.status in (Status.MAX_ITER, Status.MAX_PASSES) and self.p.spec.has_step:

@@ -18,9 +18,9 @@ import math
 
 import numpy as np
 import scipy.optimize
+from scipy.special import expit
 
 from .. import _kernels as K
-from .. import losses
 from ._common import WorkingColumns, csc_arrays, gather_columns
 from ._exact import WORK_RTOL, RestrictedLeastSquares
 
@@ -79,13 +79,18 @@ def _logistic(WT, y, z0, maxiter, l2=0.0, max_evals=math.inf, gradient_known=Fal
     g_zero = float(np.max(np.abs(np.asarray(WT.T @ y).ravel()))) / (2 * n) if len(z0) else 0.0
     state = {"evals": 0, "charged": None, "g0": None, "best": (math.inf, None)}
 
+    y = np.asarray(y, dtype=np.float64)
+
     def fun(z):
         if state["evals"] >= max_evals + free:
             raise _OutOfBudget
         state["evals"] += 1
-        a = WT @ z
-        f = float(np.mean(losses.sample_losses(a, y, "logistic"))) + 0.5 * l2 * float(z @ z)
-        grad = np.asarray(WT.T @ losses.loss_derivative(a, y, "logistic")).ravel() / n
+        a = np.asarray(WT @ z, dtype=np.float64).ravel()
+        # losses.sample_losses / loss_derivative for the logistic loss, and their mean,
+        # written out: this runs at every L-BFGS evaluation
+        ya = -y * a
+        f = float(np.logaddexp(0.0, ya).sum() / n) + 0.5 * l2 * float(z @ z)
+        grad = np.asarray(WT.T @ (-y * expit(ya))).ravel() / n
         grad = grad + l2 * z
         gmax = float(np.max(np.abs(grad))) if len(grad) else 0.0
         if state["g0"] is None:

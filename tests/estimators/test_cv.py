@@ -105,6 +105,37 @@ def test_parallel_folds_give_the_same_choice():
     np.testing.assert_array_equal(a.cv_results_["mean_test_loss"],
                                   b.cv_results_["mean_test_loss"])
     np.testing.assert_array_equal(a.coef_, b.coef_)
+    # worker processes, when a joblib block asks for them: the same numbers again
+    from joblib import parallel_config
+
+    with parallel_config(backend="loky"):
+        c = SparseLinearRegressionCV(s_values=range(1, 6), cv=3, n_jobs=2,
+                                     random_state=0).fit(X, y)
+    np.testing.assert_array_equal(a.cv_results_["mean_test_loss"],
+                                  c.cv_results_["mean_test_loss"])
+
+
+def test_parallel_folds_run_in_threads_of_this_process(monkeypatch):
+    """n_jobs=2 fits the folds in threads by default (no worker process to start, import
+    the package in and set numba up in)."""
+    import os
+    import threading
+
+    from rgrasp_viz._estimators import _PathCV
+
+    seen = []
+    fold = _PathCV._fold
+
+    def spy(self, *args):
+        seen.append((os.getpid(), threading.get_ident()))
+        return fold(self, *args)
+
+    monkeypatch.setattr(_PathCV, "_fold", spy)
+    X, y = _sparse_data(n=150, d=15, seed=3)
+    SparseLinearRegressionCV(s_values=range(1, 4), cv=4, n_jobs=2, random_state=0).fit(X, y)
+    assert len(seen) == 4
+    assert {pid for pid, _ in seen} == {os.getpid()}
+    assert threading.get_ident() not in {tid for _, tid in seen}
 
 
 def test_logistic_cv_on_breast_cancer():

@@ -139,3 +139,42 @@ def test_the_probe_keeps_always_select_columns():
     assert forced[0] in probe["support"] and len(probe["support"]) == s + 1
     assert res.status in (Status.CONVERGED, Status.HT_FIXED_POINT)
     assert res.trace.meta["minimiser_check"]["F_probe"] == pytest.approx(probe["F_probe"])
+
+
+def _frozen_htp_problem():
+    """Columns in blocks of 10 sharing a factor (correlation 0.8): HTP at its default step
+    freezes on a support one GraSP step leaves (n = 200, d = 100, 10 true coordinates)."""
+    rng = np.random.default_rng(1)
+    Z = rng.standard_normal((200, 100))
+    F = rng.standard_normal((200, 11))
+    W = np.sqrt(0.2) * Z + np.sqrt(0.8) * np.repeat(F, 10, axis=1)[:, :100]
+    beta = np.zeros(100)
+    beta[rng.choice(100, 10, replace=False)] = rng.uniform(-1, 1, 10)
+    return rv.Problem(W, W @ beta + rng.standard_normal(200))
+
+
+def test_a_run_without_the_probe_is_the_same_run_without_its_verdict():
+    """``without_minimiser_probe`` leaves the run alone (iterates, best iterate, trace rows)
+    and drops only the probe: the status the probe gives, its warning and its record."""
+    from rgrasp_viz.solvers._driver import without_minimiser_probe
+
+    prob = _frozen_htp_problem()
+    with pytest.warns(ConvergenceWarning, match="HT_FIXED_POINT"):
+        probed = rv.solve(prob, "htp", s=10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        with without_minimiser_probe():
+            plain = rv.solve(prob, "htp", s=10)
+    assert probed.status == Status.HT_FIXED_POINT
+    assert plain.status == Status.CONVERGED and plain.success
+    assert probed.trace.meta["minimiser_check"] is not None
+    assert plain.trace.meta["minimiser_check"] is None
+    np.testing.assert_array_equal(plain.x, probed.x)
+    np.testing.assert_array_equal(plain.x_best, probed.x_best)
+    for key in ("objective", "passes", "support_size", "n_entered", "support_idx"):
+        np.testing.assert_array_equal(plain.trace.arrays[key], probed.trace.arrays[key])
+    # the block ends the switch, also when it is left by an exception
+    with pytest.raises(RuntimeError), without_minimiser_probe():
+        raise RuntimeError
+    with pytest.warns(ConvergenceWarning, match="HT_FIXED_POINT"):
+        assert rv.solve(prob, "htp", s=10).status == Status.HT_FIXED_POINT
