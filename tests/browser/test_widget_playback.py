@@ -64,6 +64,7 @@ DRAWN_JS = """
       points: (gd.data || []).reduce((n, t) => n + Math.max(count(t.x), count(t.y),
                                                               count(t.z)), 0),
       frame: gd.dataset.rgraspFrame === undefined ? null : Number(gd.dataset.rgraspFrame),
+      text: gd.dataset.rgraspText || null,
       title: gd._fullLayout && gd._fullLayout.title ? String(gd._fullLayout.title.text) : '',
     })),
     status: [...root.querySelectorAll('.rgrasp-status')].map((e) => e.innerText).join(' | '),
@@ -143,10 +144,11 @@ def wait_replay_moves(page, cls, start, timeout=REDRAW_TIMEOUT):
 
 
 def wait_figures_at(page, cls, index, timeout=REDRAW_TIMEOUT):
-    """Until every figure shows replay position ``index`` (and the control says so)."""
+    """Until every figure shows replay position ``index``, its title included (and the
+    control says so)."""
     page.wait_for_function(
         f"(cls) => {{ const d = ({DRAWN_JS})(cls); return d.index === {index}"
-        f" && d.figures.every((f) => f.frame === {index}); }}",
+        f" && d.figures.every((f) => f.frame === {index} && f.text !== 'stale'); }}",
         arg=cls, timeout=timeout, polling=50)
 
 
@@ -180,6 +182,12 @@ def test_compare_keeps_every_figure_through_an_m_change_a_wait_and_play(voila_wi
     play_pause(root)
     wait_replay_moves(page, cls, 0)
     assert_every_figure_drawn(page, cls, "playing", n=5)
+    # play on until a method is past its start (its coefficients drawn), so that the counts
+    # where the replay stops differ from position 0's
+    start = [f["points"] for f in first["figures"][2:]]
+    page.wait_for_function(
+        f"([cls, start]) => ({DRAWN_JS})(cls).figures.slice(2)"
+        ".some((f, k) => f.points !== start[k])", arg=[cls, start], timeout=REDRAW_TIMEOUT)
     play_pause(root)
     stopped = drawn(page, cls)
     assert not stopped["playing"] and stopped["index"] > 0

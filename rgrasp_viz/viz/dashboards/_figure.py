@@ -10,7 +10,12 @@ this file; it uses plotly.js's public API only, and plotly.js is the copy plotly
 A replay (:class:`Replay`, ``replay.js``) is played by the page: the frames of every figure
 are computed once in Python (:func:`encode_frames`: the arrays that change as binary NumPy
 buffers, the few other values that change as JSON), shipped once, and stepped by the page --
-each tick updates only the traces and layout entries that change.  The kernel hears the
+each tick updates only the traces and layout entries that change: points of scatter and bar
+traces on axes with a range of their own are moved in place (``Plotly.animate`` without a
+redraw), a cursor's shapes are relaid out, a title is redrawn at most four times a second while
+the replay plays and at once where it rests, anything else goes through ``Plotly.update``.  A
+figure without a width of its own is given its box's width (plotly.js would otherwise measure
+the page at every frame).  The kernel hears the
 position only where the replay stopped; the figures then apply the same frame to the figure
 Python holds (without sending it back), so page and Python agree.
 """
@@ -297,7 +302,8 @@ class Figure(anywidget.AnyWidget):
     Notes
     -----
     The page marks the drawing element with ``data-rgrasp-frame`` (the replay position
-    shown), ``data-rgrasp-draws`` and ``data-rgrasp-height``.
+    shown), ``data-rgrasp-text`` (``"stale"`` while a playing replay's title still shows an
+    earlier position), ``data-rgrasp-draws`` and ``data-rgrasp-height``.
     """
 
     _esm = _HERE / "figure.js"

@@ -1,8 +1,8 @@
 // The page side of rgrasp_viz's figure widget (rgrasp_viz/viz/dashboards/_figure.py).
 //
 // A figure is drawn with plotly.js's public API only: Plotly.react for a whole figure sent by
-// the kernel, Plotly.update (restyle + relayout in one call) for the frames of a replay, which
-// the page holds in binary buffers and steps itself, and Plotly.Plots.resize when the width of
+// the kernel; for the frames of a replay, which the page holds in binary buffers and steps
+// itself, Plotly.animate (points moved in place) and Plotly.relayout, or Plotly.update; and Plotly.Plots.resize when the width of
 // the cell changes.  plotly.js is the copy plotly.py ships, fetched from the kernel once per
 // page and shared by every figure.
 
@@ -91,14 +91,13 @@ function decodeFrames(f) {
   };
 }
 
-// The restyle/relayout of one state of the replay: only the traces and keys that change.
-function stateUpdate(fr, s) {
-  const idx = fr.traces;
-  const slot = new Map(idx.map((t, k) => [t, k]));
-  const restyle = {};
+// What one state of the replay changes, per trace: {trace index: {dotted path: value}}, and
+// the layout's {dotted path: value}.  Only the traces and keys that change are listed.
+function stateChanges(fr, s) {
+  const data = new Map();
   const put = (trace, path, value) => {
-    if (!restyle[path]) restyle[path] = idx.map(() => undefined);
-    restyle[path][slot.get(trace)] = value;
+    if (!data.has(trace)) data.set(trace, {});
+    data.get(trace)[path] = value;
   };
   for (const a of fr.arrays) {
     put(a.trace, a.path, a.values.subarray(a.offsets[s], a.offsets[s + 1]));
@@ -107,7 +106,84 @@ function stateUpdate(fr, s) {
   for (const [t, keys] of Object.entries(extra.data || {})) {
     for (const [path, value] of Object.entries(keys)) put(Number(t), path, value);
   }
-  return {restyle, relayout: Object.assign({}, extra.layout || {}), traces: idx};
+  return {data, layout: Object.assign({}, extra.layout || {})};
+}
+
+function nest(flat) { // {"marker.symbol": v} -> {marker: {symbol: v}}
+  const out = {};
+  for (const [path, value] of Object.entries(flat)) {
+    const keys = path.split(".");
+    let o = out;
+    for (const k of keys.slice(0, -1)) o = (o[k] = o[k] || {});
+    o[keys[keys.length - 1]] = value;
+  }
+  return out;
+}
+
+// Trace types whose points plotly.js moves in place (Plotly.animate without a redraw); any
+// other change of a frame is drawn by a full Plotly.update.
+const MOVABLE = new Set(["scatter", "bar"]);
+// Layout keys of a frame that are not drawn (read by hover and text templates only).
+const QUIET = /^meta(\.|$)/;
+// Layout keys whose change must go through Plotly.update (axes: the point-moving path keeps
+// the axes as they are).
+const AXES = /^[xy]axis[0-9]*(\.|$)/;
+// Layout keys of a frame that are text (a title): while a replay plays they are redrawn at most
+// every TEXT_MS (a number changing faster cannot be read); where it rests, at once.
+const TEXT = /^title(\.|$)/;
+const TEXT_MS = 250;
+// Whether the axes of a trace hold still (a range of their own): points moved in place keep
+// the axes as they are, so a trace on an autoranged axis is drawn by Plotly.update, which
+// ranges it again as a fresh drawing would.
+function heldAxes(gd, trace) {
+  return [["xaxis", trace.xaxis], ["yaxis", trace.yaxis]].every(([name, ref]) => {
+    const ax = (gd.layout || {})[ref ? name + ref.slice(1) : name];
+    return !!ax && Array.isArray(ax.range) && ax.autorange !== true;
+  });
+}
+
+const IMMEDIATE = {transition: {duration: 0}, frame: {duration: 0, redraw: false},
+  mode: "immediate"};
+
+// Draw one state of the replay on top of the figure, as cheaply as plotly.js's public API
+// allows: the points of scatter and bar traces moved in place (Plotly.animate, no redraw),
+// the drawn layout keys that change (a title, the cursor's shapes) by Plotly.relayout, the
+// quiet ones (meta) stored without drawing; Plotly.update for anything else.  The text keys
+// (TEXT) are not drawn but returned, for the caller to draw when it is time.  Returns
+// {waited: whether plotly.js waited for an animation frame itself (Plotly.animate draws in the
+// next one), text: the text keys}.
+async function drawState(Plotly, gd, fr, s) {
+  const ch = stateChanges(fr, s);
+  const traces = [...ch.data.keys()].sort((a, b) => a - b);
+  const drawn = {};
+  const quiet = {};
+  const text = {};
+  for (const [k, v] of Object.entries(ch.layout)) {
+    (QUIET.test(k) ? quiet : TEXT.test(k) ? text : drawn)[k] = v;
+  }
+  const movable = traces.every((t) => MOVABLE.has((gd.data[t] || {}).type || "scatter") &&
+    heldAxes(gd, gd.data[t])) && !Object.keys(drawn).some((k) => AXES.test(k));
+  if (!movable) {
+    const restyle = {};
+    traces.forEach((t, k) => {
+      for (const [path, value] of Object.entries(ch.data.get(t))) {
+        if (!restyle[path]) restyle[path] = traces.map(() => undefined);
+        restyle[path][k] = value;
+      }
+    });
+    await Plotly.update(gd, restyle, ch.layout, traces);
+    return {waited: false, text: {}};
+  }
+  if (traces.length) {
+    await Plotly.animate(gd, {data: traces.map((t) => nest(ch.data.get(t))), traces},
+      IMMEDIATE);
+  }
+  if (Object.keys(quiet).length) {
+    const q = nest(quiet);
+    gd.layout.meta = Object.assign({}, gd.layout.meta, q.meta);
+  }
+  if (Object.keys(drawn).length) await Plotly.relayout(gd, drawn);
+  return {waited: traces.length > 0, text};
 }
 
 const nextPaint = () => new Promise((r) => requestAnimationFrame(() => r()));
@@ -134,6 +210,10 @@ async function render({model, el}) {
   let shownState = -1; // frame state drawn on top of `figure` (-1: none)
   let drawing = false;
   let lastWidth = 0;
+  let text = null; // text keys of the state shown, not drawn yet
+  let textAt = -Infinity; // when text was last drawn
+  let textTimer = null;
+  let playing = false; // whether the replay followed is playing
 
   const loadFigure = () => {
     figure = JSON.parse(model.get("_figure") || '{"data": [], "layout": {}}');
@@ -153,12 +233,28 @@ async function render({model, el}) {
     caption.style.display = model.get("caption") ? "" : "none";
   };
   const mark = () => {
+    // data-rgrasp-frame: the replay position drawn; data-rgrasp-text: "stale" while its title
+    // still shows an earlier position (a playing replay redraws text every TEXT_MS)
+    gd.dataset.rgraspText = text ? "stale" : "current";
     gd.dataset.rgraspFrame = String(wanted);
     gd.dataset.rgraspDraws = String(Number(gd.dataset.rgraspDraws || 0) + 1);
     if (gd._fullLayout) gd.dataset.rgraspHeight = String(gd._fullLayout.height);
   };
 
+  // a figure without a width of its own is drawn at the width of its box, given to plotly.js
+  // (it would otherwise measure the page at every change of a replay)
+  const sized = (layout) => (layout.width !== undefined || !(gd.clientWidth > 0) ? layout
+    : Object.assign({}, layout, {width: gd.clientWidth, autosize: false}));
+
   const plotlyReady = plotlyFor(model);
+  const drawText = async () => {
+    const Plotly = await plotlyReady;
+    const t = text;
+    text = null;
+    textAt = performance.now();
+    await Plotly.relayout(gd, t);
+    gd.dataset.rgraspText = "current";
+  };
   // one loop draws everything, at most once per animation frame: a whole figure (react), a
   // resize, then the latest replay position asked for (positions asked for meanwhile are
   // skipped: the page shows where the replay is, never a backlog)
@@ -171,27 +267,40 @@ async function render({model, el}) {
         if (reactWanted) {
           reactWanted = false;
           setCaption();
-          await Plotly.react(gd, figure.data, figure.layout, CONFIG);
+          await Plotly.react(gd, figure.data, sized(figure.layout), CONFIG);
           shownState = -1;
+          text = null;
           mark();
           continue;
         }
         if (resizeWanted) {
           resizeWanted = false;
-          if (gd._fullLayout && gd.clientWidth > 0) await Plotly.Plots.resize(gd);
+          if (gd._fullLayout && gd.clientWidth > 0) {
+            if (figure.layout.width === undefined) await Plotly.relayout(gd, {width: gd.clientWidth});
+            else await Plotly.Plots.resize(gd);
+          }
+          continue;
+        }
+        if (text && (!playing || performance.now() - textAt >= TEXT_MS)) {
+          await drawText();
           continue;
         }
         const ok = frames && wanted >= 0 && wanted < frames.n;
         const s = ok ? frames.index[wanted] : -1;
         if (s < 0 || s === shownState) {
           if (ok && gd.dataset.rgraspFrame !== String(wanted)) gd.dataset.rgraspFrame = String(wanted);
+          if (text && textTimer === null) { // its turn comes: draw it then
+            textTimer = setTimeout(() => { textTimer = null; pump(); },
+              Math.max(0, TEXT_MS - (performance.now() - textAt)));
+          }
           break;
         }
-        const up = stateUpdate(frames, s);
-        await Plotly.update(gd, up.restyle, up.relayout, up.traces);
+        const drew = await drawState(Plotly, gd, frames, s);
         shownState = s;
+        if (Object.keys(drew.text).length) text = drew.text;
+        if (text && (!playing || performance.now() - textAt >= TEXT_MS)) await drawText();
         mark();
-        await nextPaint();
+        if (!drew.waited) await nextPaint();
       }
     } catch (e) {
       console.error(e);
@@ -204,6 +313,7 @@ async function render({model, el}) {
     const d = ev.detail || {};
     if (!d.key || d.key !== model.get("_replay")) return;
     wanted = d.index;
+    playing = d.playing === true;
     pump();
   };
   const onFigure = () => { loadFigure(); pump(); };
@@ -240,6 +350,7 @@ async function render({model, el}) {
 
   return () => {
     alive = false;
+    if (textTimer !== null) clearTimeout(textTimer);
     observer.disconnect();
     globalThis.removeEventListener(EVENT, onReplay);
     model.off("change:_figure", onFigure);

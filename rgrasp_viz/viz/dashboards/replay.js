@@ -2,8 +2,8 @@
 //
 // Play / pause, one step back or forward, and a slider over the replay's positions.  While it
 // plays, the page keeps time (requestAnimationFrame: position = elapsed / interval) and tells
-// the figures of the replay where it is with a page event; the kernel hears the position only
-// when the replay stops (pause, end, a step, the slider let go).
+// the figures of the replay where it is, and whether it plays, with a page event; the kernel
+// hears the position only when the replay stops (pause, end, a step, the slider let go).
 
 const EVENT = "rgrasp-replay";
 
@@ -68,7 +68,8 @@ function render({model, el}) {
     index = Math.min(Math.max(Math.round(i), 0), max());
     registry()[model.get("key")] = index;
     show();
-    globalThis.dispatchEvent(new CustomEvent(EVENT, {detail: {key: model.get("key"), index}}));
+    globalThis.dispatchEvent(new CustomEvent(EVENT,
+      {detail: {key: model.get("key"), index, playing: raf !== null}}));
   };
   const commit = () => { // the kernel hears where the replay stopped
     if (model.get("value") !== index) {
@@ -90,7 +91,7 @@ function render({model, el}) {
   const stop = () => {
     if (raf !== null) cancelAnimationFrame(raf);
     raf = null;
-    show();
+    publish(index); // the figures hear that the replay rests here
     commit();
   };
   const begin = () => {

@@ -178,8 +178,22 @@ def progress_spec(trace, t=-1, step=None):
         height=300, margin={"l": 60, "r": 20, "t": 70, "b": 50}, showlegend=False,
         xaxis={"title": {"text": "effective passes"},
                "range": [0, max(float(np.nanmax(passes)), 1e-9) * 1.02]},
-        yaxis={"type": "log", "title": {"text": "F(x)"}, "exponentformat": "power"},
+        yaxis={"type": "log", "title": {"text": "F(x)"}, "exponentformat": "power",
+               **_log_range(obj, ck_obj)},
         meta={"t": t, "step": step}))
+
+
+def _log_range(*values):
+    """A log axis's range over every positive value the run records (its objective and its
+    checkpoints), padded by 5 %: the same at every moment of the run, so that the axis holds
+    still while a replay moves (empty: plotly.js ranges the axis itself)."""
+    v = np.concatenate([np.asarray(x, dtype=np.float64).ravel() for x in values])
+    v = v[np.isfinite(v) & (v > 0)]
+    if not v.size:
+        return {}
+    lo, hi = np.log10(v.min()), np.log10(v.max())
+    pad = 0.05 * (hi - lo) if hi > lo else 0.5
+    return {"range": [float(lo - pad), float(hi + pad)]}
 
 
 def progress(trace, t=-1, step=None):

@@ -46,7 +46,8 @@ def test_javascript_parses(path):
 def test_javascript_uses_only_plotlys_public_api(path):
     text = path.read_text()
     calls = set(__import__("re").findall(r"Plotly\.([A-Za-z_.]+)\(", text))
-    assert calls <= {"react", "update", "restyle", "relayout", "purge", "Plots.resize"}, calls
+    assert calls <= {"react", "update", "restyle", "relayout", "animate", "purge",
+                     "Plots.resize"}, calls
     assert "_fullData" not in text and "_doPlot" not in text
 
 

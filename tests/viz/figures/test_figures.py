@@ -521,6 +521,13 @@ def test_progress_so_far(runs):
     k = np.flatnonzero((tr.ck_iter == 3) & (tr.ck_step == step))[0]
     assert now.y[0] == pytest.approx(tr.ck_objective[k])
     assert now.x[0] == pytest.approx(F.checkpoint_positions(tr)[k])
+    # the y axis holds still over the run: one range, covering every objective and
+    # checkpoint the run records, whatever the moment shown
+    lo, hi = fig.layout.yaxis.range
+    assert list(F.progress(tr, t=1).layout.yaxis.range) == [lo, hi]
+    vals = np.concatenate([tr.objective, tr.ck_objective])
+    vals = vals[np.isfinite(vals) & (vals > 0)]
+    assert lo < np.log10(vals.min()) and np.log10(vals.max()) < hi
 
 
 # -- slack descent ------------------------------------------------------------------------------
