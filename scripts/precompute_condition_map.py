@@ -44,7 +44,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.refresh:
         record = json.loads(args.out.read_text(encoding="utf-8"))
-        record.update(summarize(record["map"], record["constants"]))
+        record.update(summarize(record["map"], record["constants"],
+                                record.get("map_paper_steps")))
         write_text(args.out, json.dumps(record, separators=(",", ":")))
         print(record["claims"])
         return 0

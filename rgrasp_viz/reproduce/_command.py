@@ -691,6 +691,10 @@ def _main_map(args, prog):
                          if lv != f"{data['speed_target']:g}")
         print(f"  {w['shape']:<6} rho={w['rho']:<5g} {w['label'] or 'none reached it':<9} "
               f"({more})")
+    if data.get("winner_paper_steps"):
+        print("with the paper's own steps (no tuning):")
+        for w in data["winner_paper_steps"]:
+            print(f"  {w['shape']:<6} rho={w['rho']:<5g} {w['label'] or 'none reached it'}")
     print(f"\nwrote {os.fspath(out)} (run.json, claims.md, map.html) in "
           f"{data['wall_seconds']:.0f} s")
     return 0

@@ -38,7 +38,11 @@ Protocol (all choices are ours, named here):
   there.  The winner at (shape, rho) is the method with the fewest median passes to the speed
   target among those that reached it on every seed (``winner``; ``winner_by_level`` the same
   at every level of :data:`LEVELS`: a method without variance reduction may stall between
-  two levels, so the winner can change with the level).
+  two levels, so the winner can change with the level);
+* the paper's own steps too: every method also runs with the multiplier 1 (the step
+  :func:`rgrasp_viz.default_eta` gives, as the paper sets it) on the same problems, and
+  ``map_paper_steps`` / ``winner_paper_steps`` are the same map and winners from those runs
+  (tuning is ours: the two views say how much of a method's lead is its step size).
 
 Everything is deterministic: the same seeds give bit-identical rows (but ``seconds``), serial
 or parallel (every task builds its problem from its seed).
@@ -337,7 +341,9 @@ def _finite(v):
 
 
 def map_rows(cells, factors):
-    """Rows of the map from the measurement cells: one per (rho, shape, method).
+    """Rows of the map from the measurement cells: one per (rho, shape, method), from the
+    runs with the step multiplier ``factors[(shape, rho, method)]`` (default 1: the paper's
+    step; a cell may hold runs with other multipliers, left out).
 
     Each row: ``rho``, ``shape``, ``method``, ``label``, ``factor``; ``passes`` and
     ``seconds`` (medians over the seeds; ``None`` = not reached by most seeds) and
@@ -347,6 +353,8 @@ def map_rows(cells, factors):
     runs = {}
     for c in cells:
         for rec in c["runs"]:
+            if rec["factor"] != factors.get((c["shape"], c["rho"], rec["method"]), 1.0):
+                continue
             p, t, best = _score(rec, c["fstar"], c["f0"])
             runs.setdefault((c["rho"], c["shape"], rec["method"]), []).append(
                 (c["seed"], p, t, best))
@@ -458,14 +466,48 @@ def claims_paragraph(rows, won, constants, by_level=None):
     return "\n\n".join(paras)
 
 
-def summarize(rows, constants):
+def summarize(rows, constants, paper_rows=None):
     """What the map's rows say: ``winner`` (at :data:`SPEED_TARGET`), ``winner_level``,
-    ``winner_by_level`` and the ``claims`` paragraph (also to refresh a saved record's words
-    from its numbers: ``record.update(summarize(record["map"], record["constants"]))``)."""
+    ``winner_by_level`` and the ``claims`` paragraph; given the rows with the paper's steps,
+    also ``winner_paper_steps`` and a paragraph on them (also to refresh a saved record's
+    words from its numbers: ``record.update(summarize(record["map"], record["constants"],
+    record.get("map_paper_steps")))``)."""
     by_level = {f"{lv:g}": winners(rows, lv) for lv in LEVELS}
     won = by_level[f"{SPEED_TARGET:g}"]
-    return {"winner": won, "winner_level": SPEED_TARGET, "winner_by_level": by_level,
-            "claims": claims_paragraph(rows, won, constants, by_level)}
+    out = {"winner": won, "winner_level": SPEED_TARGET, "winner_by_level": by_level,
+           "claims": claims_paragraph(rows, won, constants, by_level)}
+    if paper_rows:
+        paper = winners(paper_rows)
+        out["winner_paper_steps"] = paper
+        out["claims"] += "\n\n" + paper_steps_paragraph(paper, won)
+    return out
+
+
+def paper_steps_paragraph(paper, tuned):
+    """Where the winners with the paper's own steps differ from the winners with tuned steps,
+    with the numbers."""
+    key = f"{SPEED_TARGET:g}"
+    tuned_at = {(w["rho"], w["shape"]): w for w in tuned}
+    paras = []
+    for shape in dict.fromkeys(w["shape"] for w in paper):
+        ws = [w for w in paper if w["shape"] == shape]
+        each = "; ".join(
+            f"rho = {w['rho']:g}: " + (
+                f"{w['label']} ({'variance-reduced' if w['variance_reduced'] else 'without variance reduction'}, "  # noqa: E501
+                f"{w['passes']:.0f} passes"
+                + (f" vs {method_label(w['runner_up'])} {w['runner_up_passes']:.0f}"
+                   if w["runner_up"] else "") + ")"
+                if w["method"] else "no method reaches it on every seed")
+            for w in ws)
+        moved = [w for w in ws if w["method"] != tuned_at.get((w["rho"], shape), {}).get(
+            "method")]
+        why = ("the same winners as with tuned steps" if not moved else
+               "tuning changes the winner at rho = " + _fmt_rhos([w["rho"] for w in moved])
+               + " (tuned: " + ", ".join(
+                   f"{tuned_at[(w['rho'], shape)]['label'] or 'none'}" for w in moved) + ")")
+        paras.append(f"With the paper's own steps (multiplier 1, no tuning) at the {shape} "
+                     f"shape, to {key}: {each}; {why}.")
+    return "\n\n".join(paras)
 
 
 def _constants(cells):
@@ -486,17 +528,27 @@ def _constants(cells):
     return out
 
 
-def _curves(cells, seed):
-    """Gap curves ``(F - F*)/(F0 - F*)`` by pass of one seed, per (shape, rho, method)."""
+def _curves(cells, seed, factors):
+    """Gap curves ``(F - F*)/(F0 - F*)`` by pass of one seed, per (shape, rho, method), with
+    the tuned steps ``factors``."""
     out = []
     for c in cells:
         if c["seed"] != seed:
             continue
         for rec in c["runs"]:
+            if rec["factor"] != factors.get((c["shape"], c["rho"], rec["method"]), 1.0):
+                continue
             x, y = _thin(rec["passes"], _fraction(rec, c["fstar"], c["f0"]))
             out.append({"shape": c["shape"], "rho": c["rho"], "method": rec["method"],
                         "seed": seed, "passes": x, "fraction": y, "status": rec["status"]})
     return out
+
+
+def _cell_runs(factors, shape, rho):
+    """The runs of one cell: every method with its tuned multiplier and with the paper's
+    (1), once when they are the same."""
+    runs = [(m, factors.get((shape, rho, m), 1.0)) for m in METHODS]
+    return runs + [(m, 1.0) for m, f in runs if f != 1.0]
 
 
 def run_condition_map(quick=False, out=None, seeds=None, jobs=1, scheduler=None,
@@ -553,8 +605,8 @@ def run_condition_map(quick=False, out=None, seeds=None, jobs=1, scheduler=None,
     with OutputFolder(out) as folder:
         factors, tune_table, tseeds = _tune(shapes, rhos, quick, seeds, budget, n_tune, jobs,
                                             scheduler, tick)
-        tasks = [(sh, rho, quick, sd, [(m, factors.get((sh, rho, m), 1.0)) for m in METHODS],
-                  budget, True) for sh in shapes for rho in rhos for sd in seeds]
+        tasks = [(sh, rho, quick, sd, _cell_runs(factors, sh, rho), budget, True)
+                 for sh in shapes for rho in rhos for sd in seeds]
         cells = run_tasks(_solve_cell, tasks, jobs=jobs, scheduler=scheduler)
         tick("ran the map")
         rows = map_rows(cells, factors)
@@ -581,9 +633,10 @@ def run_condition_map(quick=False, out=None, seeds=None, jobs=1, scheduler=None,
                                     "seed; else the lowest median final fraction; a factor "
                                     "diverging on a tuning seed is out",
                             "table": tune_table},
-            "map": rows, "constants": consts, "curves": _curves(cells, seeds[0]),
+            "map": rows, "constants": consts, "curves": _curves(cells, seeds[0], factors),
+            "map_paper_steps": map_rows(cells, {}),
         }
-        data.update(summarize(rows, consts))
+        data.update(summarize(rows, consts, data["map_paper_steps"]))
         data["wall_seconds"] = time.perf_counter() - t0
         stage = folder.stage
         write_text(stage / "run.json", json.dumps(_json_ready(data), indent=1))
@@ -627,6 +680,11 @@ def _markdown(data):
                      f"{num(r['passes'])} | {num(r['seconds'], '.2f')} | "
                      f"{'yes' if r['reached'] else 'no'} | {num(lv['0.001']['passes'])} | "
                      f"{num(lv['1e-05']['passes'])} |")
+    if data.get("map_paper_steps"):
+        lines += ["", f"With the paper's own steps (multiplier 1): passes to {key}", "",
+                  "| shape | rho | method | passes | reached |", "|---|---|---|---|---|"]
+        lines += [f"| {r['shape']} | {r['rho']:g} | {r['label']} | {num(r['passes'])} | "
+                  f"{'yes' if r['reached'] else 'no'} |" for r in data["map_paper_steps"]]
     lines += ["", "| shape | rho | L | max ||w_i||^2 | max ||w_i||^2 / (n L) |",
               "|---|---|---|---|---|"]
     for c in data["constants"]:

@@ -39,6 +39,8 @@ def test_rows_count_passes_to_each_level_and_take_the_median_over_seeds():
     cells = [_cell(s, [_rec("fght", _geometric(0.5)), _rec("svrgsp+", _geometric(0.1))])
              for s in (0, 1, 2)]
     cells[2]["runs"][1] = _rec("svrgsp+", _geometric(0.2))  # one slower seed: 5.72 passes
+    for c in cells:
+        c["runs"][0]["factor"] = 2.0  # fght's tuned multiplier
     rows = cm.map_rows(cells, {("paper", 0.0, "fght"): 2.0})
     by = {r["method"]: r for r in rows}
     assert by["fght"]["passes"] == pytest.approx(math.log(1e-4) / math.log(0.5))
@@ -57,6 +59,35 @@ def test_rows_count_passes_to_each_level_and_take_the_median_over_seeds():
                        _rec("sght", _geometric(0.1), passes=np.arange(40) * 1.04)])]
     (win,) = cm.winners(cm.map_rows(cells, {}))
     assert (win["method"], win["runner_up"], win["tie"]) == ("fght", "sght", True)
+
+
+def test_rows_take_the_runs_of_one_step_multiplier_and_the_paper_steps_are_a_second_view():
+    # a cell holds each method with its tuned multiplier and with the paper's (1): the map
+    # takes the tuned runs, the paper-steps view the others, never a mix of the two
+    cells = []
+    for s in (0, 1, 2):
+        tuned = _rec("sght", _geometric(0.1))
+        tuned["factor"] = 4.0
+        cells.append(_cell(s, [_rec("fght", _geometric(0.5)), tuned,
+                               _rec("sght", np.maximum(_geometric(0.5), 1e-3)),
+                               _rec("svrgsp+", _geometric(0.3))], rho=0.1))
+    factors = {("paper", 0.1, "sght"): 4.0}
+    by = {r["method"]: r for r in cm.map_rows(cells, factors)}
+    assert by["sght"]["factor"] == 4.0 and by["sght"]["passes"] == pytest.approx(4.0)
+    paper = cm.map_rows(cells, {})
+    bp = {r["method"]: r for r in paper}
+    assert len(paper) == 3 and bp["sght"]["factor"] == 1.0 and not bp["sght"]["reached"]
+    (won,) = cm.winners(cm.map_rows(cells, factors))
+    (won_paper,) = cm.winners(paper)
+    assert (won["method"], won_paper["method"]) == ("sght", "svrgsp+")
+    text = cm.paper_steps_paragraph([won_paper], [won])
+    assert "SVRGSP+ (variance-reduced, 8 passes vs FG-HT 13)" in text
+    assert "tuning changes the winner at rho = 0.1 (tuned: SG-HT)" in text
+    out = cm.summarize(cm.map_rows(cells, factors), cm._constants(cells), paper)
+    assert out["winner_paper_steps"] == [won_paper] and text in out["claims"]
+    # the curves drawn are the tuned runs'
+    curves = cm._curves(cells, 0, factors)
+    assert sorted(c["method"] for c in curves) == ["fght", "sght", "svrgsp+"]
 
 
 def test_a_method_not_reached_on_every_seed_cannot_win():
@@ -195,6 +226,12 @@ def test_a_small_map_end_to_end(small_map):
     # F* is the shared reference (never above a run): every curve stays >= 0
     assert all(v is None or v >= 0 for c in saved["curves"] for v in c["fraction"])
     assert saved["claims"] in (out / "claims.md").read_text()
+    # the paper's own steps: the same map from the runs with multiplier 1
+    assert len(saved["map_paper_steps"]) == 2 * 6
+    assert all(r["factor"] == 1.0 for r in saved["map_paper_steps"])
+    assert [(w["rho"], w["shape"]) for w in saved["winner_paper_steps"]] == [
+        (0.0, "tall"), (0.3, "tall")]
+    assert "With the paper's own steps" in saved["claims"]
 
 
 def test_parallel_gives_the_serial_map(small_map, tmp_path):
