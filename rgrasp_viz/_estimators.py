@@ -72,6 +72,7 @@ from .exceptions import ConvergenceWarning, DataWarning
 from .solvers import Status, solve
 from .solvers._driver import without_minimiser_probe
 from .solvers._params import check_always_select
+from .solvers._subsolvers import logistic_exact_by_newton
 
 __all__ = ["DEFAULT_METHOD", "LOGISTIC_L2", "SCALE_RATIO", "SWAP_ROUNDS",
            "SparseLinearRegression", "SparseLinearRegressionCV", "SparseLogisticRegression",
@@ -247,7 +248,11 @@ class _SparseLinearModel(BaseEstimator):
             # (one GraSP step) would only repeat a coarser check of the same question
             probe = contextlib.nullcontext() if not self._swaps_run() else \
                 without_minimiser_probe()
-            with probe:
+            # the run's exact logistic fits by the Newton iteration of the refits (the same
+            # minimiser on the small supports of an estimator, without L-BFGS's overhead)
+            newton = logistic_exact_by_newton() if data.loss == "logistic" else \
+                contextlib.nullcontext()
+            with probe, newton:
                 res = solve(prob, self.method, s=s, eta=self.eta, J=self.J, m=self.m,
                             inner=self.inner, max_iter=self.max_iter, tol=self.tol,
                             x0=data.x0, random_state=self._seed(), always_select=data.forced)
@@ -308,7 +313,9 @@ class _SparseLinearModel(BaseEstimator):
             "swap_cap_reached": bool(capped),
             "minimiser_probe": res is not None and data.loss == "squares"
             and not self._swaps_run(),
-            "sample_weight": data.w is not None}
+            "sample_weight": data.w is not None,
+            "exact_logistic_fit": "newton" if res is not None and data.loss == "logistic"
+            else None}
         self.fit_info_ = info
         if trace is None:
             return
