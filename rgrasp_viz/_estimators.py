@@ -467,8 +467,7 @@ class SparseLinearRegression(RegressorMixin, _SparseLinearModel):
         self : SparseLinearRegression
             The fitted estimator.
         """
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
-                             y_numeric=True)
+        X, y = _validate_fit(self, X, y, y_numeric=True)
         return self._fit(X, np.asarray(y, dtype=np.float64), "squares", sample_weight)
 
     @property
@@ -497,9 +496,33 @@ class SparseLinearRegression(RegressorMixin, _SparseLinearModel):
         return self._decision(X)
 
 
+def _validate_fit(est, X, y, y_numeric=False):
+    """``validate_data(est, X, y, accept_sparse="csr", dtype=np.float64, ...)`` for ``fit``.
+
+    The common case, a finite float64 ndarray ``X`` (at least one sample and one feature) and
+    a 1-D numeric ``y`` of as many finite entries, is accepted as is (scikit-learn's checks
+    would return the same arrays): ``n_features_in_`` is set and a stale ``feature_names_in_``
+    removed, as scikit-learn does.  Anything else (lists, DataFrames, sparse matrices, other
+    dtypes, non-finite values, wrong shapes) goes through scikit-learn's validation, with
+    its conversions and error messages."""
+    if (type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2
+            and X.shape[0] >= 1 and X.shape[1] >= 1
+            and type(y) is np.ndarray and y.ndim == 1 and y.shape[0] == X.shape[0]
+            and y.dtype.kind in "iuf" and y.dtype.itemsize <= 8
+            and math.isfinite(float(np.add.reduce(X, axis=None)))
+            and (y.dtype.kind != "f" or math.isfinite(float(np.add.reduce(y))))):
+        est.n_features_in_ = X.shape[1]
+        if hasattr(est, "feature_names_in_"):
+            del est.feature_names_in_
+        return X, y
+    return validate_data(est, X, y, accept_sparse="csr", dtype=np.float64,
+                         y_numeric=y_numeric)
+
+
 def _classes(est, y, sample_weight, class_weight):
     """Binary labels as +-1, ``classes_`` set, weights combined with ``class_weight``."""
-    check_classification_targets(y)
+    if not (isinstance(y, np.ndarray) and y.ndim == 1 and y.dtype.kind in "iub"):
+        check_classification_targets(y)  # integer labels always pass it
     est.classes_, y_idx = np.unique(y, return_inverse=True)
     if len(est.classes_) != 2:
         raise ValueError(f"Only binary classification is supported: y must hold exactly "
@@ -664,7 +687,7 @@ class SparseLogisticRegression(_ClassifierAPI, ClassifierMixin, _SparseLinearMod
         self : SparseLogisticRegression
             The fitted estimator.
         """
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        X, y = _validate_fit(self, X, y)
         y_pm, sample_weight = _classes(self, y, sample_weight, self.class_weight)
         return self._fit(X, y_pm, "logistic", sample_weight)
 
@@ -842,7 +865,9 @@ class _Data:
             f = 0.5 * float(r @ r) / self.n
         else:
             ell = np.logaddexp(0.0, -self.b * a)
-            f = float(np.mean(ell if self.w is None else self.w * ell))
+            if self.w is not None:
+                ell *= self.w
+            f = float(ell.sum() / len(ell))  # np.mean's value, without its overhead
         return f + 0.5 * self.l2 * float(self.pen(S) @ (xs * xs)) if self.l2 else f
 
     def refit(self, S, x):
@@ -1365,8 +1390,7 @@ class SparseLinearRegressionCV(_PathCV, SparseLinearRegression):
         self : SparseLinearRegressionCV
             The fitted estimator.
         """
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
-                             y_numeric=True)
+        X, y = _validate_fit(self, X, y, y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
         return self._fit_cv(X, y, y, sample_weight)
 
@@ -1441,6 +1465,6 @@ class SparseLogisticRegressionCV(_PathCV, SparseLogisticRegression):
         self : SparseLogisticRegressionCV
             The fitted estimator.
         """
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        X, y = _validate_fit(self, X, y)
         y_pm, sample_weight = _classes(self, y, sample_weight, self.class_weight)
         return self._fit_cv(X, y_pm, y, sample_weight)
