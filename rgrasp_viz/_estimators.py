@@ -33,7 +33,11 @@ What the estimators add to the paper's algorithms, each named and recorded in
   (:class:`~rgrasp_viz.exceptions.ConvergenceWarning`) and reports ``status_ = Status.MAX_ITER``.
   With swaps the run skips ``solve``'s end-of-run minimiser probe (the swaps leave any
   support that one exact swap improves; ``fit_info_["minimiser_probe"]`` says whether it
-  ran).  The logistic refits run in a kernel (:mod:`rgrasp_viz._kernels.newton`);
+  ran).  The logistic refits run in a kernel (:mod:`rgrasp_viz._kernels.newton`), and so
+  do the run's own exact logistic fits (HTP's, GraSP's) on ridge-penalised supports of at
+  most ``NEWTON_MAX_COLUMNS`` coordinates (``solvers._subsolvers.logistic_exact_by_newton``:
+  the same minimiser as ``solve``'s L-BFGS to its tolerance, charged by the same work rule;
+  ``fit_info_["exact_logistic_fit"]`` says ``"newton"``);
 * ``sample_weight`` (and ``class_weight`` for the classifier): the weighted mean loss;
 * for the logistic loss, a small **ridge term** by default (``l2=LOGISTIC_L2``, ours): without
   it near-separable data drives the coefficients to infinity and the held-out log-loss up.
@@ -266,7 +270,7 @@ class _SparseLinearModel(BaseEstimator):
         if self.refit or start is not None:
             # small dense algebra: a multi-threaded BLAS on busy cores only waits
             with BlasThreads(1):
-                support = np.union1d(support, data.forced).astype(np.int64)
+                support = _with_forced(support, data.forced)
                 x_new, refit_objective = data.refit(support, x)
                 if objective is not None:  # never worse than the run's own iterate
                     f_run = data.objective(data.columns(support), x[support], support)
@@ -1071,6 +1075,14 @@ def _pair_candidates(data, x, S, free_pos, grow, keep):
             for t in top if flat[t] < thresh]
 
 
+def _with_forced(idx, forced):
+    """``np.union1d(idx, forced)`` as int64 for ascending distinct ``idx`` (a
+    ``flatnonzero``), without the sort when ``forced`` is empty."""
+    if len(forced) == 0:
+        return np.asarray(idx, dtype=np.int64)
+    return np.union1d(idx, forced).astype(np.int64)
+
+
 def _local_search(data, x, fun, s, rounds):
     """Support swaps after the run, until no single swap (or, for a support short of
     ``s``, no addition) lowers the objective: each round ranks every move on the quadratic
@@ -1085,7 +1097,7 @@ def _local_search(data, x, fun, s, rounds):
         free = np.flatnonzero((x != 0) & ~forced_mask)
         if data.dA - len(data.forced) - len(free) == 0:
             return x, fun, swaps, False  # every free feature is in: nothing can change
-        S = np.union1d(free, data.forced).astype(np.int64)
+        S = _with_forced(free, data.forced)
         free_pos = np.flatnonzero(~forced_mask[S])
         grow = len(free) < s
         if not grow and len(free_pos) == 0:
