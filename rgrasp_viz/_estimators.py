@@ -112,6 +112,9 @@ _LOGISTIC_CHECKS = 5
 an exact refit per round."""
 
 _NEWTON_ITER = 50
+_REFIT_MEMO = 8
+"""Least-squares refits kept per working problem, by support (a path over ``s`` refits each
+point's start support, the previous point's last refit)."""
 _INTERCEPT = "(intercept)"
 
 
@@ -877,6 +880,12 @@ class _Data:
     def refit(self, S, x):
         """The minimiser of ``F`` on the coordinates ``S`` (warm start ``x``): exact least
         squares, or damped Newton steps.  Returns ``(x_new, F(x_new))``."""
+        if self.loss == "squares":  # a function of S alone: the last few are kept
+            memo = self.__dict__.setdefault("_refit_memo", {})
+            key = np.asarray(S, dtype=np.int64).tobytes()
+            if key in memo:
+                out, f = memo[key]
+                return out.copy(), f
         AS = self.columns(S)
         out = np.zeros(self.dA)
         if self.loss == "squares":
@@ -888,7 +897,12 @@ class _Data:
         else:
             coef = _logistic_refit(AS, self.b, x[S], self.l2 * self.pen(S), self.w)
         out[S] = coef
-        return out, self.objective(AS, coef, S)
+        f = self.objective(AS, coef, S)
+        if self.loss == "squares" and _REFIT_MEMO > 0:
+            if len(memo) >= _REFIT_MEMO:
+                del memo[next(iter(memo))]
+            memo[key] = (out.copy(), f)
+        return out, f
 
 
 def _column_std(X):

@@ -850,3 +850,23 @@ def test_fit_validation_fast_path_matches_scikit_learn():
         SparseLinearRegression(s=3).fit(X, yb)
     with pytest.raises(ValueError, match="Unknown label type"):
         SparseLogisticRegression(s=3).fit(X, y + 0.5)
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr", "weighted"])
+def test_kept_least_squares_refits_change_no_path(monkeypatch, layout):
+    """The least-squares refits kept by support (a path point refits the previous point's
+    support) give the path computed without them, bit for bit (dense, CSR, weighted)."""
+    import rgrasp_viz._estimators as E
+
+    X, y = _blocks(150, 40, 6, seed=3)
+    w = np.random.default_rng(1).integers(1, 4, len(y)).astype(float)
+    data = sp.csr_matrix(X) if layout == "csr" else X
+    weight = w if layout == "weighted" else None
+    kept = rv.SparseLinearRegressionCV(criterion="ebic", s_values=range(1, 16)).fit(
+        data, y, sample_weight=weight)
+    monkeypatch.setattr(E, "_REFIT_MEMO", 0)
+    fresh = rv.SparseLinearRegressionCV(criterion="ebic", s_values=range(1, 16)).fit(
+        data, y, sample_weight=weight)
+    for key in ("coef", "intercept", "objective", "criterion"):
+        np.testing.assert_array_equal(kept.path_[key], fresh.path_[key])
+    assert kept.s_ == fresh.s_
