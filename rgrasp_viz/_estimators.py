@@ -33,7 +33,11 @@ What the estimators add to the paper's algorithms, each named and recorded in
   (:class:`~rgrasp_viz.exceptions.ConvergenceWarning`) and reports ``status_ = Status.MAX_ITER``.
   With swaps the run skips ``solve``'s end-of-run minimiser probe (the swaps leave any
   support that one exact swap improves; ``fit_info_["minimiser_probe"]`` says whether it
-  ran).  The logistic refits run in a kernel (:mod:`rgrasp_viz._kernels.newton`);
+  ran).  The logistic refits run in a kernel (:mod:`rgrasp_viz._kernels.newton`), and so
+  do the run's own exact logistic fits (HTP's, GraSP's) on ridge-penalised supports of at
+  most ``NEWTON_MAX_COLUMNS`` coordinates (``solvers._subsolvers.logistic_exact_by_newton``:
+  the same minimiser as ``solve``'s L-BFGS to its tolerance, charged by the same work rule;
+  ``fit_info_["exact_logistic_fit"]`` says ``"newton"``);
 * ``sample_weight`` (and ``class_weight`` for the classifier): the weighted mean loss;
 * for the logistic loss, a small **ridge term** by default (``l2=LOGISTIC_L2``, ours): without
   it near-separable data drives the coefficients to infinity and the held-out log-loss up.
@@ -65,13 +69,16 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._kernels import HAVE_NUMBA
 from ._kernels.newton import logistic_newton_dense
+from ._kernels.swaps import swap_scores
 from ._kernels.threads import BlasThreads
 from ._problems import Problem
 from .exceptions import ConvergenceWarning, DataWarning
 from .solvers import Status, solve
 from .solvers._driver import without_minimiser_probe
 from .solvers._params import check_always_select
+from .solvers._subsolvers import logistic_exact_by_newton
 
 __all__ = ["DEFAULT_METHOD", "LOGISTIC_L2", "SCALE_RATIO", "SWAP_ROUNDS",
            "SparseLinearRegression", "SparseLinearRegressionCV", "SparseLogisticRegression",
@@ -107,6 +114,9 @@ _LOGISTIC_CHECKS = 5
 an exact refit per round."""
 
 _NEWTON_ITER = 50
+_REFIT_MEMO = 8
+"""Least-squares refits kept per working problem, by support (a path over ``s`` refits each
+point's start support, the previous point's last refit)."""
 _INTERCEPT = "(intercept)"
 
 
@@ -247,7 +257,11 @@ class _SparseLinearModel(BaseEstimator):
             # (one GraSP step) would only repeat a coarser check of the same question
             probe = contextlib.nullcontext() if not self._swaps_run() else \
                 without_minimiser_probe()
-            with probe:
+            # the run's exact logistic fits by the Newton iteration of the refits (the same
+            # minimiser on the small supports of an estimator, without L-BFGS's overhead)
+            newton = logistic_exact_by_newton() if data.loss == "logistic" else \
+                contextlib.nullcontext()
+            with probe, newton:
                 res = solve(prob, self.method, s=s, eta=self.eta, J=self.J, m=self.m,
                             inner=self.inner, max_iter=self.max_iter, tol=self.tol,
                             x0=data.x0, random_state=self._seed(), always_select=data.forced)
@@ -261,7 +275,7 @@ class _SparseLinearModel(BaseEstimator):
         if self.refit or start is not None:
             # small dense algebra: a multi-threaded BLAS on busy cores only waits
             with BlasThreads(1):
-                support = np.union1d(support, data.forced).astype(np.int64)
+                support = _with_forced(support, data.forced)
                 x_new, refit_objective = data.refit(support, x)
                 if objective is not None:  # never worse than the run's own iterate
                     f_run = data.objective(data.columns(support), x[support], support)
@@ -308,7 +322,9 @@ class _SparseLinearModel(BaseEstimator):
             "swap_cap_reached": bool(capped),
             "minimiser_probe": res is not None and data.loss == "squares"
             and not self._swaps_run(),
-            "sample_weight": data.w is not None}
+            "sample_weight": data.w is not None,
+            "exact_logistic_fit": "newton" if res is not None and data.loss == "logistic"
+            else None}
         self.fit_info_ = info
         if trace is None:
             return
@@ -460,8 +476,7 @@ class SparseLinearRegression(RegressorMixin, _SparseLinearModel):
         self : SparseLinearRegression
             The fitted estimator.
         """
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
-                             y_numeric=True)
+        X, y = _validate_fit(self, X, y, y_numeric=True)
         return self._fit(X, np.asarray(y, dtype=np.float64), "squares", sample_weight)
 
     @property
@@ -490,9 +505,33 @@ class SparseLinearRegression(RegressorMixin, _SparseLinearModel):
         return self._decision(X)
 
 
+def _validate_fit(est, X, y, y_numeric=False):
+    """``validate_data(est, X, y, accept_sparse="csr", dtype=np.float64, ...)`` for ``fit``.
+
+    The common case, a finite float64 ndarray ``X`` (at least one sample and one feature) and
+    a 1-D numeric ``y`` of as many finite entries, is accepted as is (scikit-learn's checks
+    would return the same arrays): ``n_features_in_`` is set and a stale ``feature_names_in_``
+    removed, as scikit-learn does.  Anything else (lists, DataFrames, sparse matrices, other
+    dtypes, non-finite values, wrong shapes) goes through scikit-learn's validation, with
+    its conversions and error messages."""
+    if (type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2
+            and X.shape[0] >= 1 and X.shape[1] >= 1
+            and type(y) is np.ndarray and y.ndim == 1 and y.shape[0] == X.shape[0]
+            and y.dtype.kind in "iuf" and y.dtype.itemsize <= 8
+            and math.isfinite(float(np.add.reduce(X, axis=None)))
+            and (y.dtype.kind != "f" or math.isfinite(float(np.add.reduce(y))))):
+        est.n_features_in_ = X.shape[1]
+        if hasattr(est, "feature_names_in_"):
+            del est.feature_names_in_
+        return X, y
+    return validate_data(est, X, y, accept_sparse="csr", dtype=np.float64,
+                         y_numeric=y_numeric)
+
+
 def _classes(est, y, sample_weight, class_weight):
     """Binary labels as +-1, ``classes_`` set, weights combined with ``class_weight``."""
-    check_classification_targets(y)
+    if not (isinstance(y, np.ndarray) and y.ndim == 1 and y.dtype.kind in "iub"):
+        check_classification_targets(y)  # integer labels always pass it
     est.classes_, y_idx = np.unique(y, return_inverse=True)
     if len(est.classes_) != 2:
         raise ValueError(f"Only binary classification is supported: y must hold exactly "
@@ -657,7 +696,7 @@ class SparseLogisticRegression(_ClassifierAPI, ClassifierMixin, _SparseLinearMod
         self : SparseLogisticRegression
             The fitted estimator.
         """
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        X, y = _validate_fit(self, X, y)
         y_pm, sample_weight = _classes(self, y, sample_weight, self.class_weight)
         return self._fit(X, y_pm, "logistic", sample_weight)
 
@@ -835,12 +874,20 @@ class _Data:
             f = 0.5 * float(r @ r) / self.n
         else:
             ell = np.logaddexp(0.0, -self.b * a)
-            f = float(np.mean(ell if self.w is None else self.w * ell))
+            if self.w is not None:
+                ell *= self.w
+            f = float(ell.sum() / len(ell))  # np.mean's value, without its overhead
         return f + 0.5 * self.l2 * float(self.pen(S) @ (xs * xs)) if self.l2 else f
 
     def refit(self, S, x):
         """The minimiser of ``F`` on the coordinates ``S`` (warm start ``x``): exact least
         squares, or damped Newton steps.  Returns ``(x_new, F(x_new))``."""
+        if self.loss == "squares":  # a function of S alone: the last few are kept
+            memo = self.__dict__.setdefault("_refit_memo", {})
+            key = np.asarray(S, dtype=np.int64).tobytes()
+            if key in memo:
+                out, f = memo[key]
+                return out.copy(), f
         AS = self.columns(S)
         out = np.zeros(self.dA)
         if self.loss == "squares":
@@ -852,7 +899,12 @@ class _Data:
         else:
             coef = _logistic_refit(AS, self.b, x[S], self.l2 * self.pen(S), self.w)
         out[S] = coef
-        return out, self.objective(AS, coef, S)
+        f = self.objective(AS, coef, S)
+        if self.loss == "squares" and _REFIT_MEMO > 0:
+            if len(memo) >= _REFIT_MEMO:
+                del memo[next(iter(memo))]
+            memo[key] = (out.copy(), f)
+        return out, f
 
 
 def _column_std(X):
@@ -1015,6 +1067,12 @@ def _pair_candidates(data, x, S, free_pos, grow, keep):
         return [(float(val[t]), int(J[t]), None) for t in order if val[t] < thresh]
     g = np.diag(Ginv)[free_pos]
     bk = beta[free_pos]
+    if HAVE_NUMBA:  # the same scores, bit for bit, in one fused sweep
+        with np.errstate(divide="ignore", invalid="ignore"):
+            base = rss + (bk ** 2 / g)
+        val = swap_scores(M, J, np.asarray(free_pos, dtype=np.int64), bk, g, C, e, base,
+                          floor)
+        return _best_swaps(val, J, S, free_pos, keep, thresh)
     MJ = M[np.ix_(J, free_pos)]
     # num = C_J + bk MJ / g, den = e_J + MJ^2 / g, val = rss + bk^2 / g - num^2 / den, in
     # place on |J| x |free| arrays (the same operations in the same order)
@@ -1031,12 +1089,26 @@ def _pair_candidates(data, x, S, free_pos, grow, keep):
     ok = den > floor[:, None]
     ok &= np.isfinite(val)
     val[~ok] = np.inf
+    return _best_swaps(val, J, S, free_pos, keep, thresh)
+
+
+def _best_swaps(val, J, S, free_pos, keep, thresh):
+    """The ``keep`` best-scored swaps of ``val`` (``|J| x |free|``), best first, below
+    ``thresh``."""
     flat = val.ravel()
     k = min(keep, flat.size)
     top = np.argpartition(flat, k - 1)[:k] if k < flat.size else np.arange(flat.size)
     top = top[np.lexsort((top, flat[top]))]
     return [(float(flat[t]), int(J[t // len(free_pos)]), int(S[free_pos[t % len(free_pos)]]))
             for t in top if flat[t] < thresh]
+
+
+def _with_forced(idx, forced):
+    """``np.union1d(idx, forced)`` as int64 for ascending distinct ``idx`` (a
+    ``flatnonzero``), without the sort when ``forced`` is empty."""
+    if len(forced) == 0:
+        return np.asarray(idx, dtype=np.int64)
+    return np.union1d(idx, forced).astype(np.int64)
 
 
 def _local_search(data, x, fun, s, rounds):
@@ -1053,7 +1125,7 @@ def _local_search(data, x, fun, s, rounds):
         free = np.flatnonzero((x != 0) & ~forced_mask)
         if data.dA - len(data.forced) - len(free) == 0:
             return x, fun, swaps, False  # every free feature is in: nothing can change
-        S = np.union1d(free, data.forced).astype(np.int64)
+        S = _with_forced(free, data.forced)
         free_pos = np.flatnonzero(~forced_mask[S])
         grow = len(free) < s
         if not grow and len(free_pos) == 0:
@@ -1358,8 +1430,7 @@ class SparseLinearRegressionCV(_PathCV, SparseLinearRegression):
         self : SparseLinearRegressionCV
             The fitted estimator.
         """
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
-                             y_numeric=True)
+        X, y = _validate_fit(self, X, y, y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
         return self._fit_cv(X, y, y, sample_weight)
 
@@ -1434,6 +1505,6 @@ class SparseLogisticRegressionCV(_PathCV, SparseLogisticRegression):
         self : SparseLogisticRegressionCV
             The fitted estimator.
         """
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        X, y = _validate_fit(self, X, y)
         y_pm, sample_weight = _classes(self, y, sample_weight, self.class_weight)
         return self._fit_cv(X, y_pm, y, sample_weight)

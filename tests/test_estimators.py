@@ -777,3 +777,96 @@ def test_import_without_sklearn_names_the_extra():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=600)
     assert proc.returncode == 0, proc.stderr
+
+
+def _logistic_data(seed, n=300, d=40, k=6):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    beta = np.zeros(d)
+    beta[rng.choice(d, k, replace=False)] = rng.uniform(-2, 2, k)
+    y = (rng.random(n) < 1 / (1 + np.exp(-X @ beta))).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr", "weighted"])
+@pytest.mark.parametrize(("seed", "s"), [(0, 3), (1, 6), (2, 12)])
+def test_newton_exact_fits_give_the_lbfgs_model(monkeypatch, layout, seed, s):
+    """The run's exact logistic fits by Newton (the estimators' default) give the model the
+    L-BFGS fits give: the same support, swaps and iterations, coefficients and objectives
+    equal to tight tolerance (dense, CSR; a weighted fit runs the estimator's own weighted
+    HTP and is unchanged bit for bit)."""
+    import contextlib
+
+    import rgrasp_viz._estimators as E
+
+    X, y = _logistic_data(seed)
+    w = np.random.default_rng(seed).integers(1, 4, len(y)).astype(float)
+    data = sp.csr_matrix(X) if layout == "csr" else X
+    weight = w if layout == "weighted" else None
+    lean = SparseLogisticRegression(s=s).fit(data, y, sample_weight=weight)
+    monkeypatch.setattr(E, "logistic_exact_by_newton", contextlib.nullcontext)
+    full = SparseLogisticRegression(s=s).fit(data, y, sample_weight=weight)
+    np.testing.assert_array_equal(np.flatnonzero(lean.coef_), np.flatnonzero(full.coef_))
+    np.testing.assert_allclose(lean.coef_, full.coef_, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(lean.intercept_, full.intercept_, rtol=1e-7, atol=1e-9)
+    assert [(m["in"], m["out"]) for m in lean.swaps_] == [(m["in"], m["out"])
+                                                          for m in full.swaps_]
+    assert lean.n_iter_ == full.n_iter_ and lean.status_ == full.status_
+    assert lean.objective_ == pytest.approx(full.objective_, rel=1e-10)
+    assert lean.refit_objective_ == pytest.approx(full.refit_objective_, rel=1e-12)
+    if layout == "weighted":
+        np.testing.assert_array_equal(lean.coef_, full.coef_)
+        assert lean.fit_info_["exact_logistic_fit"] is None
+    else:
+        assert lean.fit_info_["exact_logistic_fit"] == "newton"
+        assert lean.trace_.passes[-1] > 0
+
+
+def test_fit_validation_fast_path_matches_scikit_learn():
+    """A float64 ndarray is accepted as is; a list, a DataFrame and a float32 array go
+    through scikit-learn's validation: the same fit.  Refitting on an ndarray drops the
+    DataFrame's feature names; non-finite data is refused with scikit-learn's message."""
+    pd = pytest.importorskip("pandas")
+    X, y = _logistic_data(3, n=120, d=12)
+    ref = SparseLogisticRegression(s=3).fit(X, y)
+    for data in (X.tolist(), pd.DataFrame(X, columns=[f"f{j}" for j in range(12)])):
+        other = SparseLogisticRegression(s=3).fit(data, y)
+        np.testing.assert_array_equal(other.coef_, ref.coef_)
+    est = SparseLogisticRegression(s=3).fit(pd.DataFrame(X, columns=[f"f{j}" for j in
+                                                                     range(12)]), y)
+    assert hasattr(est, "feature_names_in_")
+    est.fit(X, y)
+    assert not hasattr(est, "feature_names_in_") and est.n_features_in_ == 12
+    reg = SparseLinearRegression(s=3).fit(X, y.astype(float))
+    np.testing.assert_array_equal(
+        reg.coef_, SparseLinearRegression(s=3).fit(X.tolist(), y.tolist()).coef_)
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        SparseLinearRegression(s=3).fit(bad, y.astype(float))
+    yb = y.astype(float)
+    yb[1] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        SparseLinearRegression(s=3).fit(X, yb)
+    with pytest.raises(ValueError, match="Unknown label type"):
+        SparseLogisticRegression(s=3).fit(X, y + 0.5)
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr", "weighted"])
+def test_kept_least_squares_refits_change_no_path(monkeypatch, layout):
+    """The least-squares refits kept by support (a path point refits the previous point's
+    support) give the path computed without them, bit for bit (dense, CSR, weighted)."""
+    import rgrasp_viz._estimators as E
+
+    X, y = _blocks(150, 40, 6, seed=3)
+    w = np.random.default_rng(1).integers(1, 4, len(y)).astype(float)
+    data = sp.csr_matrix(X) if layout == "csr" else X
+    weight = w if layout == "weighted" else None
+    kept = rv.SparseLinearRegressionCV(criterion="ebic", s_values=range(1, 16)).fit(
+        data, y, sample_weight=weight)
+    monkeypatch.setattr(E, "_REFIT_MEMO", 0)
+    fresh = rv.SparseLinearRegressionCV(criterion="ebic", s_values=range(1, 16)).fit(
+        data, y, sample_weight=weight)
+    for key in ("coef", "intercept", "objective", "criterion"):
+        np.testing.assert_array_equal(kept.path_[key], fresh.path_[key])
+    assert kept.s_ == fresh.s_

@@ -73,8 +73,30 @@ def logistic_newton_dense(A, y, w, lam, b0, maxiter):
         False when a Newton system was not positive definite to working precision (the
         caller then solves with a rank-revealing method); ``b`` is the point reached so far.
     """
+    b, ok, _ = _newton(A, y, w, lam, b0, maxiter, 0.0, 0.0)
+    return b, ok
+
+
+@njit(cache=True, nogil=True)
+def logistic_newton_dense_work(A, y, w, lam, b0, maxiter, rtol, g_zero):
+    """:func:`logistic_newton_dense` that also counts its work: ``(b, ok, charged)``, with
+    ``charged`` the objective evaluations (the start's and every line-search trial) made until
+    the gradient's largest entry was first at most ``rtol * max(|grad(b0)|_inf, g_zero)``
+    (all of them if never): the package's work rule for an exact restricted fit
+    (``rgrasp_viz.solvers._exact``).  The iterates are those of :func:`logistic_newton_dense`.
+    """
+    return _newton(A, y, w, lam, b0, maxiter, rtol, g_zero)
+
+
+@njit(cache=True, nogil=True)
+def _newton(A, y, w, lam, b0, maxiter, rtol, g_zero):
+    """The iteration, and the evaluations charged by the work rule (``rtol``, ``g_zero``: see
+    :func:`logistic_newton_dense_work`)."""
     n, k = A.shape
     b = b0.copy()
+    evals = 1  # objective evaluations so far (the start's)
+    charged = -1  # evaluations when the gradient first met the work rule
+    g_ref = -1.0  # max(|grad(b0)|_inf, g_zero), set at the first gradient
     a = np.empty(n)
     a_new = np.empty(n)
     pw = np.empty(n)
@@ -102,18 +124,25 @@ def logistic_newton_dense(A, y, w, lam, b0, maxiter):
                 ah = aij * h[i]
                 for m in range(j + 1):
                     H[j, m] += ah * A[i, m]
+        gmax = 0.0
         for j in range(k):
             g[j] = -g[j] / n + lam[j] * b[j]
+            gmax = max(gmax, abs(g[j]))
             for m in range(j + 1):
                 H[j, m] = H[j, m] / n
             H[j, j] += lam[j] + LEVENBERG
+        if charged < 0:
+            if g_ref < 0.0:
+                g_ref = max(gmax, g_zero)
+            if gmax <= rtol * g_ref:
+                charged = evals
         # Cholesky H = L L^T in the lower triangle, then L L^T step = g
         for j in range(k):
             d = H[j, j]
             for m in range(j):
                 d -= H[j, m] * H[j, m]
             if not d > 0.0:
-                return b, False
+                return b, False, evals
             d = math.sqrt(d)
             H[j, j] = d
             for r in range(j + 1, k):
@@ -141,6 +170,7 @@ def logistic_newton_dense(A, y, w, lam, b0, maxiter):
             for j in range(k):
                 b_new[j] = b[j] - t * step[j]
             f_new = _objective(A, y, w, lam, b_new, a_new)
+            evals += 1
             if f_new <= f - 1e-4 * t * dec:
                 accepted = True
                 break
@@ -153,4 +183,6 @@ def logistic_newton_dense(A, y, w, lam, b0, maxiter):
         f = f_new
         if done:
             break
-    return b, True
+    if charged < 0:  # never met: every evaluation
+        charged = evals
+    return b, True, charged

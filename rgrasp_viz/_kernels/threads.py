@@ -290,8 +290,11 @@ class BlasThreads:
         libs = BlasThreads._blas()
         if not libs:
             return self
-        k = get_num_threads() if self.limit is None else max(1, min(int(self.limit),
-                                                                     get_num_threads()))
+        if self.limit is not None and int(self.limit) <= 1:
+            k = 1  # whatever the kernels' count: no need to read it
+        else:
+            k = get_num_threads() if self.limit is None else max(1, min(int(self.limit),
+                                                                         get_num_threads()))
         changed = [(lib, b) for lib in libs if (b := lib.get_num_threads()) != k]
         for lib, _ in changed:
             lib.set_num_threads(k)

@@ -64,3 +64,22 @@ def test_an_indefinite_newton_system_is_reported():
     b, ok = logistic_newton_dense(A, y, w, np.full(3, -10.0), np.zeros(3), 50)
     assert not ok
     assert np.all(np.isfinite(b))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_counting_newton_makes_the_same_iterates(weighted):
+    """``logistic_newton_dense_work`` is the same iteration (bit for bit) and charges the
+    evaluations until the gradient met the work rule: fewer for a looser rule, all of them
+    for an unreachable one, none beyond the start's when the start already meets it."""
+    from rgrasp_viz._kernels.newton import logistic_newton_dense_work
+
+    A, y, w, lam = _problem(5, n=200, k=5, weighted=weighted)
+    start = np.zeros(5)
+    b, ok = logistic_newton_dense(A, y, w, lam, start, 50)
+    b2, ok2, tight = logistic_newton_dense_work(A, y, w, lam, start, 50, 1e-6, 0.0)
+    assert ok and ok2
+    np.testing.assert_array_equal(b, b2)
+    _, _, loose = logistic_newton_dense_work(A, y, w, lam, start, 50, 1e-1, 0.0)
+    _, _, never = logistic_newton_dense_work(A, y, w, lam, start, 50, 0.0, 0.0)
+    _, _, at_start = logistic_newton_dense_work(A, y, w, lam, start, 50, 1.0, 0.0)
+    assert at_start == 1 and 1 < loose <= tight <= never

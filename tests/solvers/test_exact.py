@@ -270,3 +270,33 @@ def test_logistic_grasp_respects_the_pass_budget(logistic):
     res = rv.solve(logistic, "grasp", s=4, max_iter=10, tol=0, ftol=0, max_passes=12,
                    warn=False)
     assert res.passes <= 12 and res.status in (rv.Status.MAX_PASSES, rv.Status.DIVERGED)
+
+
+@pytest.mark.parametrize("method", ["htp", "grasp"])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_newton_exact_logistic_fits_reach_the_lbfgs_minimisers(logistic, method, sparse):
+    """Inside ``logistic_exact_by_newton`` (the estimators' runs) the exact fits on a ridge
+    problem are Newton's: the same supports and iterates as L-BFGS's to tight tolerance,
+    charged by the work rule on Newton's evaluations (never more passes in all); the block
+    changes nothing on a problem without a ridge term, and nothing outside it."""
+    from rgrasp_viz.solvers._subsolvers import logistic_exact_by_newton
+
+    W = sp.csr_matrix(logistic.W) if sparse else logistic.W
+    ridge = rv.Problem(W, logistic.y, loss="logistic", l2=1e-3)
+    kw = dict(s=4, max_iter=5, warn=False)
+    plain = rv.solve(ridge, method, **kw)
+    with logistic_exact_by_newton():
+        newton = rv.solve(ridge, method, **kw)
+        no_ridge = rv.solve(rv.Problem(W, logistic.y, loss="logistic"), method, **kw)
+    again = rv.solve(ridge, method, **kw)
+    assert newton.nit == plain.nit and newton.status == plain.status
+    for t in range(plain.nit + 1):
+        np.testing.assert_array_equal(newton.trace.support(t), plain.trace.support(t))
+        np.testing.assert_allclose(newton.trace.x(t), plain.trace.x(t), rtol=1e-7,
+                                   atol=1e-9)
+    assert 0 < newton.passes <= plain.passes
+    np.testing.assert_array_equal(again.x, plain.x)
+    assert again.passes == plain.passes
+    ref_no_ridge = rv.solve(rv.Problem(W, logistic.y, loss="logistic"), method, **kw)
+    np.testing.assert_array_equal(no_ridge.x, ref_no_ridge.x)
+    assert no_ridge.passes == ref_no_ridge.passes
