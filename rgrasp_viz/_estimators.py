@@ -1237,12 +1237,26 @@ class _PathCV:
         warm-started from the previous support (refit, grow by one, swap until stable)."""
         data, _ = self._estimator(s_values[-1])._prepare(X, y_pm, self._Base._loss, w)
         fits, start = [], None
+        if self._exact_first(s_values):
+            # s = 1 of least squares with swaps until stable: the best single feature (the
+            # swaps' scores are exact, so the method's run and its swaps end there too),
+            # found by one addition to the empty support; the method's own fit (its trace)
+            # is made only when this point is the one chosen (_fit_cv)
+            start = np.empty(0, dtype=np.int64)
         for s in s_values:
             est = self._estimator(s)
             est._fit_data(data, s, start=start)
             fits.append(est)
             start = np.flatnonzero(est._coef)
+        if start is not None and len(fits) and self._exact_first(s_values):
+            fits[0]._path_data = data
         return fits
+
+    def _exact_first(self, s_values):
+        """Whether the path's first point is fitted from the empty support (see
+        :meth:`_path`): least squares, ``s = 1``, swaps on with a round to spare."""
+        return (self._Base._loss == "squares" and s_values[0] == 1 and self._swaps_run()
+                and int(self.swap_rounds) >= 2)
 
     def _fold(self, X, y_pm, w, train, test, s_values):
         with warnings.catch_warnings():
@@ -1293,6 +1307,12 @@ class _PathCV:
             score = results[self.criterion]
         best = int(np.argmin(score))
         chosen = fits[best]
+        data = chosen.__dict__.pop("_path_data", None)
+        for f in fits:
+            f.__dict__.pop("_path_data", None)
+        if data is not None:  # the first point chosen: the method's own fit at s = 1
+            chosen = self._estimator(s_values[best])
+            chosen._fit_data(data, s_values[best])
         for attr in ("_coef", "_intercept", "n_iter_", "status_", "objective_",
                      "refit_objective_", "swaps_", "trace_", "fit_info_"):
             setattr(self, attr, getattr(chosen, attr))
