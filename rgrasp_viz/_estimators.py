@@ -117,6 +117,10 @@ _NEWTON_ITER = 50
 _REFIT_MEMO = 8
 """Least-squares refits kept per working problem, by support (a path over ``s`` refits each
 point's start support, the previous point's last refit)."""
+_GRAM_MAX_COLS = 256
+"""Dense least squares with at most this many columns: ``A^T A`` and ``A^T b`` are formed
+once per working problem, and the refits and swap scores read their blocks instead of
+gathering columns of ``A``."""
 _INTERCEPT = "(intercept)"
 
 
@@ -859,6 +863,18 @@ class _Data:
                 slot[int(S[k])] = used + t
         return self._gram_cols[:, [slot[int(j)] for j in S]]
 
+    def gram(self):
+        """``(A^T A, A^T b)`` of a dense least-squares problem with at most
+        ``_GRAM_MAX_COLS`` columns, formed on first use; otherwise None."""
+        g = self.__dict__.get("_gram", False)
+        if g is False:
+            g = None
+            if self.loss == "squares" and not self.sparse and self.dA <= _GRAM_MAX_COLS:
+                A = np.asarray(self.A)
+                g = (A.T @ A, A.T @ self.b)
+            self._gram = g
+        return g
+
     def pen(self, S):
         """1 for the penalised coordinates among ``S``, 0 for the intercept column."""
         p = np.ones(len(S))
@@ -890,7 +906,13 @@ class _Data:
                 return out.copy(), f
         AS = self.columns(S)
         out = np.zeros(self.dA)
-        if self.loss == "squares":
+        coef = None
+        gram = self.gram() if self.loss == "squares" and len(S) else None
+        if gram is not None:
+            coef = _gram_solve(gram, S, self.n, self.l2, self.pen(S) if self.l2 else None)
+        if coef is not None:
+            pass
+        elif self.loss == "squares":
             if self.l2:
                 G = AS.T @ AS / self.n + self.l2 * np.diag(self.pen(S))
                 coef = np.linalg.lstsq(G, AS.T @ self.b / self.n, rcond=None)[0]
@@ -905,6 +927,26 @@ class _Data:
                 del memo[next(iter(memo))]
             memo[key] = (out.copy(), f)
         return out, f
+
+
+def _gram_solve(gram, S, n, l2, pen):
+    """The least-squares (ridge) coefficients on the columns ``S`` from the Gram matrix by a
+    Cholesky factorisation: ``(G_SS / n + l2 diag(pen)) beta = c_S / n``; None when the
+    block is not numerically positive definite (the caller then uses ``lstsq``)."""
+    G, c = gram
+    GS = G[np.ix_(S, S)]
+    cS = c[S]
+    if l2:
+        GS = GS / n + l2 * np.diag(pen)
+        cS = cS / n
+    try:
+        L = np.linalg.cholesky(GS)
+    except np.linalg.LinAlgError:
+        return None
+    dg = np.diagonal(L)
+    if dg.min() <= 1e-6 * dg.max():  # condition number above about 1e12: lstsq's care
+        return None
+    return np.linalg.solve(GS, cS)
 
 
 def _column_std(X):
