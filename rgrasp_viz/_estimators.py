@@ -1068,6 +1068,9 @@ def _pair_candidates(data, x, S, free_pos, grow, keep):
     ``X^T X_S G^-1`` (one ``d x |S|`` product per round).  Returns ``[(value, j, i)]``, best
     first, only moves the model says lower the objective (``i`` None: add ``j``)."""
     A, n, lam = data.A, data.n, data.l2
+    gram = data.gram() if len(S) else None
+    if gram is not None:
+        return _pair_candidates_gram(data, gram, S, free_pos, grow, keep)
     AS = data.columns(S)
     if data.loss == "squares":
         c, z = None, data.b
@@ -1102,6 +1105,46 @@ def _pair_candidates(data, x, S, free_pos, grow, keep):
     J = np.flatnonzero(outside)
     floor = 1e-10 * (cs[J] + n * lam) + 1e-300
     thresh = rss * (1 - 1e-10)
+    return _scored_moves(M, J, free_pos, grow, keep, rss, C, e, floor, thresh, Ginv, beta,
+                         S)
+
+
+def _pair_candidates_gram(data, gram, S, free_pos, grow, keep):
+    """:func:`_pair_candidates` of a least-squares problem from its Gram matrix
+    (:meth:`_Data.gram`): the same scores, with ``A^T A[:, S]`` read from ``A^T A`` and
+    ``A^T r = A^T b - A^T A[:, S] beta``."""
+    Gf, cf = gram
+    n, lam = data.n, data.l2
+    B = Gf[:, S]
+    G = B[S]
+    if lam:
+        G = G + n * lam * np.diag(data.pen(S))
+    try:
+        Ginv = np.linalg.inv(G)
+    except np.linalg.LinAlgError:
+        Ginv = np.linalg.pinv(G)
+    beta = Ginv @ cf[S]
+    r = data.b - data.columns(S) @ beta
+    rss = float(r @ r)
+    if lam:
+        rss += n * lam * float(data.pen(S) @ (beta * beta))
+    C = cf - B @ beta
+    M = B @ Ginv
+    cs = data.colsq()
+    e = cs + n * lam - np.einsum("jk,jk->j", B, M)
+    outside = np.ones(data.dA, dtype=bool)
+    outside[S] = False
+    outside[data.forced] = False
+    J = np.flatnonzero(outside)
+    floor = 1e-10 * (cs[J] + n * lam) + 1e-300
+    thresh = rss * (1 - 1e-10)
+    return _scored_moves(M, J, free_pos, grow, keep, rss, C, e, floor, thresh, Ginv, beta,
+                         S)
+
+
+def _scored_moves(M, J, free_pos, grow, keep, rss, C, e, floor, thresh, Ginv, beta, S):
+    """The ``keep`` best additions (``grow``) or swaps from the quantities of
+    :func:`_pair_candidates`."""
     if grow:
         ok = e[J] > floor
         val = np.where(ok, rss - C[J] ** 2 / np.where(ok, e[J], 1.0), np.inf)
