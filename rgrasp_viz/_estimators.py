@@ -1113,6 +1113,10 @@ def _pair_candidates_gram(data, gram, S, free_pos, grow, keep):
     """:func:`_pair_candidates` of a least-squares problem from its Gram matrix
     (:meth:`_Data.gram`): the same scores, with ``A^T A[:, S]`` read from ``A^T A`` and
     ``A^T r = A^T b - A^T A[:, S] beta``."""
+    key = np.asarray(S, dtype=np.int64).tobytes()
+    last = data.__dict__.get("_scores_last")
+    if last is not None and last[0] == key:  # a path's next point grows its last support
+        return _scored_moves(*last[1], free_pos, grow, keep, *last[2])
     Gf, cf = gram
     n, lam = data.n, data.l2
     B = Gf[:, S]
@@ -1138,6 +1142,7 @@ def _pair_candidates_gram(data, gram, S, free_pos, grow, keep):
     J = np.flatnonzero(outside)
     floor = 1e-10 * (cs[J] + n * lam) + 1e-300
     thresh = rss * (1 - 1e-10)
+    data._scores_last = (key, (M, J), (rss, C, e, floor, thresh, Ginv, beta, S))
     return _scored_moves(M, J, free_pos, grow, keep, rss, C, e, floor, thresh, Ginv, beta,
                          S)
 
