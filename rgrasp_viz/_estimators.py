@@ -118,9 +118,13 @@ _REFIT_MEMO = 8
 """Least-squares refits kept per working problem, by support (a path over ``s`` refits each
 point's start support, the previous point's last refit)."""
 _GRAM_MAX_COLS = 256
-"""Dense least squares with at most this many columns: ``A^T A`` and ``A^T b`` are formed
-once per working problem, and the refits and swap scores read their blocks instead of
-gathering columns of ``A``."""
+_GRAM_MAX_WORK = 4e6
+"""Dense least squares with at most ``_GRAM_MAX_COLS`` columns and ``n d^2`` at most
+``_GRAM_MAX_WORK``: ``A^T A`` and ``A^T b`` are formed once per working problem, and the
+refits and swap scores read their blocks instead of gathering columns of ``A``."""
+_GRAM_CHOL_RATIO = 1e-4
+"""A Gram block whose Cholesky diagonal spans more than this ratio (condition number about
+its inverse square, 1e8) is refitted by ``lstsq`` rather than from the Gram matrix."""
 _INTERCEPT = "(intercept)"
 
 
@@ -864,12 +868,13 @@ class _Data:
         return self._gram_cols[:, [slot[int(j)] for j in S]]
 
     def gram(self):
-        """``(A^T A, A^T b)`` of a dense least-squares problem with at most
-        ``_GRAM_MAX_COLS`` columns, formed on first use; otherwise None."""
+        """``(A^T A, A^T b)`` of a dense least-squares problem with few columns
+        (``_GRAM_MAX_WORK``), formed on first use; otherwise None."""
         g = self.__dict__.get("_gram", False)
         if g is False:
             g = None
-            if self.loss == "squares" and not self.sparse and self.dA <= _GRAM_MAX_COLS:
+            if (self.loss == "squares" and not self.sparse and self.dA <= _GRAM_MAX_COLS
+                    and self.n * self.dA * self.dA <= _GRAM_MAX_WORK):
                 A = np.asarray(self.A)
                 g = (A.T @ A, A.T @ self.b)
             self._gram = g
@@ -904,15 +909,22 @@ class _Data:
             if key in memo:
                 out, f = memo[key]
                 return out.copy(), f
-        AS = self.columns(S)
         out = np.zeros(self.dA)
-        coef = None
         gram = self.gram() if self.loss == "squares" and len(S) else None
-        if gram is not None:
-            coef = _gram_solve(gram, S, self.n, self.l2, self.pen(S) if self.l2 else None)
-        if coef is not None:
-            pass
-        elif self.loss == "squares":
+        st = None if gram is None else _gram_state(self, gram, S)
+        if st is not None and st[-1]:  # the fit from the Gram matrix, well conditioned
+            coef, r = st[8], st[10]
+            out[S] = coef
+            f = 0.5 * float(r @ r) / self.n
+            if self.l2:
+                f = f + 0.5 * self.l2 * float(self.pen(S) @ (coef * coef))
+            if _REFIT_MEMO > 0:
+                if len(memo) >= _REFIT_MEMO:
+                    del memo[next(iter(memo))]
+                memo[key] = (out.copy(), f)
+            return out, f
+        AS = self.columns(S)
+        if self.loss == "squares":
             if self.l2:
                 G = AS.T @ AS / self.n + self.l2 * np.diag(self.pen(S))
                 coef = np.linalg.lstsq(G, AS.T @ self.b / self.n, rcond=None)[0]
@@ -927,26 +939,6 @@ class _Data:
                 del memo[next(iter(memo))]
             memo[key] = (out.copy(), f)
         return out, f
-
-
-def _gram_solve(gram, S, n, l2, pen):
-    """The least-squares (ridge) coefficients on the columns ``S`` from the Gram matrix by a
-    Cholesky factorisation: ``(G_SS / n + l2 diag(pen)) beta = c_S / n``; None when the
-    block is not numerically positive definite (the caller then uses ``lstsq``)."""
-    G, c = gram
-    GS = G[np.ix_(S, S)]
-    cS = c[S]
-    if l2:
-        GS = GS / n + l2 * np.diag(pen)
-        cS = cS / n
-    try:
-        L = np.linalg.cholesky(GS)
-    except np.linalg.LinAlgError:
-        return None
-    dg = np.diagonal(L)
-    if dg.min() <= 1e-6 * dg.max():  # condition number above about 1e12: lstsq's care
-        return None
-    return np.linalg.solve(GS, cS)
 
 
 def _column_std(X):
@@ -1112,17 +1104,39 @@ def _pair_candidates(data, x, S, free_pos, grow, keep):
 def _pair_candidates_gram(data, gram, S, free_pos, grow, keep):
     """:func:`_pair_candidates` of a least-squares problem from its Gram matrix
     (:meth:`_Data.gram`): the same scores, with ``A^T A[:, S]`` read from ``A^T A`` and
-    ``A^T r = A^T b - A^T A[:, S] beta``."""
+    ``A^T r = A^T b - A^T A[:, S] beta`` (:func:`_gram_state`)."""
+    st = _gram_state(data, gram, S)
+    return _scored_moves(st[0], st[1], free_pos, grow, keep, *st[2:10])
+
+
+_GRAM_STATES = 4
+"""Least-squares fits on the Gram matrix kept per working problem, by support: the refit
+that accepts a move fits the support the next swap round scores, and a path's next point
+first grows the previous point's last support."""
+
+
+def _gram_state(data, gram, S):
+    """The fit on the columns ``S`` (sorted, non-empty) from ``(A^T A, A^T b)`` and what the
+    move scores need: ``(M, J, rss, C, e, floor, thresh, Ginv, beta, S, r, ok)`` with ``r``
+    the residual ``b - A_S beta`` and ``ok`` whether the block is well enough conditioned
+    for ``beta`` to serve as the refit (else the refit uses ``lstsq``)."""
     key = np.asarray(S, dtype=np.int64).tobytes()
-    last = data.__dict__.get("_scores_last")
-    if last is not None and last[0] == key:  # a path's next point grows its last support
-        return _scored_moves(*last[1], free_pos, grow, keep, *last[2])
+    states = data.__dict__.setdefault("_gram_states", {})
+    st = states.get(key)
+    if st is not None:
+        return st
     Gf, cf = gram
     n, lam = data.n, data.l2
     B = Gf[:, S]
     G = B[S]
+    pen = data.pen(S) if lam else None
     if lam:
-        G = G + n * lam * np.diag(data.pen(S))
+        G = G + n * lam * np.diag(pen)
+    try:
+        dg = np.diagonal(np.linalg.cholesky(G))
+        ok = bool(dg.min() > _GRAM_CHOL_RATIO * dg.max())
+    except np.linalg.LinAlgError:
+        ok = False
     try:
         Ginv = np.linalg.inv(G)
     except np.linalg.LinAlgError:
@@ -1131,7 +1145,7 @@ def _pair_candidates_gram(data, gram, S, free_pos, grow, keep):
     r = data.b - data.columns(S) @ beta
     rss = float(r @ r)
     if lam:
-        rss += n * lam * float(data.pen(S) @ (beta * beta))
+        rss += n * lam * float(pen @ (beta * beta))
     C = cf - B @ beta
     M = B @ Ginv
     cs = data.colsq()
@@ -1142,9 +1156,11 @@ def _pair_candidates_gram(data, gram, S, free_pos, grow, keep):
     J = np.flatnonzero(outside)
     floor = 1e-10 * (cs[J] + n * lam) + 1e-300
     thresh = rss * (1 - 1e-10)
-    data._scores_last = (key, (M, J), (rss, C, e, floor, thresh, Ginv, beta, S))
-    return _scored_moves(M, J, free_pos, grow, keep, rss, C, e, floor, thresh, Ginv, beta,
-                         S)
+    st = (M, J, rss, C, e, floor, thresh, Ginv, beta, S, r, ok)
+    if len(states) >= _GRAM_STATES:
+        del states[next(iter(states))]
+    states[key] = st
+    return st
 
 
 def _scored_moves(M, J, free_pos, grow, keep, rss, C, e, floor, thresh, Ginv, beta, S):
