@@ -880,6 +880,13 @@ class _Data:
             self._gram = g
         return g
 
+    def Atb(self):
+        """``A^T b`` (least squares), computed once."""
+        c = self.__dict__.get("_Atb")
+        if c is None:
+            c = self._Atb = np.asarray(self.A.T @ self.b).ravel()
+        return c
+
     def pen(self, S):
         """1 for the penalised coordinates among ``S``, 0 for the intercept column."""
         p = np.ones(len(S))
@@ -910,8 +917,7 @@ class _Data:
                 out, f = memo[key]
                 return out.copy(), f
         out = np.zeros(self.dA)
-        gram = self.gram() if self.loss == "squares" and len(S) else None
-        st = None if gram is None else _gram_state(self, gram, S)
+        st = _gram_state(self, self.gram(), S) if self.loss == "squares" and len(S) else None
         if st is not None and st[-1]:  # the fit from the Gram matrix, well conditioned
             coef, r = st[8], st[10]
             out[S] = coef
@@ -1060,9 +1066,8 @@ def _pair_candidates(data, x, S, free_pos, grow, keep):
     ``X^T X_S G^-1`` (one ``d x |S|`` product per round).  Returns ``[(value, j, i)]``, best
     first, only moves the model says lower the objective (``i`` None: add ``j``)."""
     A, n, lam = data.A, data.n, data.l2
-    gram = data.gram() if len(S) else None
-    if gram is not None:
-        return _pair_candidates_gram(data, gram, S, free_pos, grow, keep)
+    if data.loss == "squares" and len(S):
+        return _pair_candidates_gram(data, data.gram(), S, free_pos, grow, keep)
     AS = data.columns(S)
     if data.loss == "squares":
         c, z = None, data.b
@@ -1125,9 +1130,14 @@ def _gram_state(data, gram, S):
     st = states.get(key)
     if st is not None:
         return st
-    Gf, cf = gram
     n, lam = data.n, data.l2
-    B = Gf[:, S]
+    AS = data.columns(S)
+    if gram is not None:
+        Gf, cf = gram
+        B = Gf[:, S]
+    else:  # the columns of A^T A that S needs, kept across rounds
+        cf = data.Atb()
+        B = data.gram_columns(S, AS)
     G = B[S]
     pen = data.pen(S) if lam else None
     if lam:
@@ -1142,7 +1152,7 @@ def _gram_state(data, gram, S):
     except np.linalg.LinAlgError:
         Ginv = np.linalg.pinv(G)
     beta = Ginv @ cf[S]
-    r = data.b - data.columns(S) @ beta
+    r = data.b - AS @ beta
     rss = float(r @ r)
     if lam:
         rss += n * lam * float(pen @ (beta * beta))
@@ -1169,7 +1179,8 @@ def _scored_moves(M, J, free_pos, grow, keep, rss, C, e, floor, thresh, Ginv, be
     if grow:
         ok = e[J] > floor
         val = np.where(ok, rss - C[J] ** 2 / np.where(ok, e[J], 1.0), np.inf)
-        order = np.argsort(val, kind="stable")[:keep]
+        # keep = 1: the stable sort's first is the first minimum
+        order = [int(np.argmin(val))] if keep == 1 else np.argsort(val, kind="stable")[:keep]
         return [(float(val[t]), int(J[t]), None) for t in order if val[t] < thresh]
     g = np.diag(Ginv)[free_pos]
     bk = beta[free_pos]
@@ -1202,6 +1213,11 @@ def _best_swaps(val, J, S, free_pos, keep, thresh):
     """The ``keep`` best-scored swaps of ``val`` (``|J| x |free|``), best first, below
     ``thresh``."""
     flat = val.ravel()
+    if keep == 1:  # the best, the first of equal bests
+        t = int(np.argmin(flat))
+        if not flat[t] < thresh:
+            return []
+        return [(float(flat[t]), int(J[t // len(free_pos)]), int(S[free_pos[t % len(free_pos)]]))]
     k = min(keep, flat.size)
     top = np.argpartition(flat, k - 1)[:k] if k < flat.size else np.arange(flat.size)
     top = top[np.lexsort((top, flat[top]))]
