@@ -248,7 +248,7 @@ class _SparseLinearModel(BaseEstimator):
         if start is not None:
             x = data.x0.copy()
             objective = None
-            support = np.union1d(np.asarray(start, dtype=np.int64), data.forced)
+            support = _with_forced(start, data.forced)  # start: ascending, distinct
             nit, status, trace = 1, Status.CONVERGED, None  # the refit; plus swap rounds
         elif data.w is not None and data.loss == "logistic":
             if self.method != "htp":
@@ -1241,10 +1241,11 @@ def _local_search(data, x, fun, s, rounds):
     allowed round still lowered the objective."""
     forced_mask = np.zeros(data.dA, dtype=bool)
     forced_mask[data.forced] = True
-    keep = 1 if data.loss == "squares" else _LOGISTIC_CHECKS
+    squares = data.loss == "squares"
+    keep = 1 if squares else _LOGISTIC_CHECKS
     swaps = []
     for r in range(1, rounds + 1):
-        free = np.flatnonzero((x != 0) & ~forced_mask)
+        free = np.flatnonzero((x != 0) & ~forced_mask) if data.forced else np.flatnonzero(x)
         if data.dA - len(data.forced) - len(free) == 0:
             return x, fun, swaps, False  # every free feature is in: nothing can change
         S = _with_forced(free, data.forced)
@@ -1255,9 +1256,11 @@ def _local_search(data, x, fun, s, rounds):
         best = None
         for _, j, i in _pair_candidates(data, x, S, free_pos, grow, keep):
             support = np.sort(np.append(S if i is None else S[S != i], j))
-            x_try = x.copy()
-            if i is not None:
-                x_try[i] = 0.0
+            x_try = x  # least squares: the refit is a function of the support alone
+            if not squares:  # the warm start of the Newton refit
+                x_try = x.copy()
+                if i is not None:
+                    x_try[i] = 0.0
             x_new, f_new = data.refit(support, x_try)
             if f_new < fun - 1e-12 * max(abs(fun), 1e-300) and (
                     best is None or f_new < best[1]):
@@ -1365,11 +1368,15 @@ class _PathCV:
             # found by one addition to the empty support; the method's own fit (its trace)
             # is made only when this point is the one chosen (_fit_cv)
             start = np.empty(0, dtype=np.int64)
-        for s in s_values:
-            est = self._estimator(s)
-            est._fit_data(data, s, start=start)
-            fits.append(est)
-            start = np.flatnonzero(est._coef)
+        # least squares: every point is small dense algebra (one thread) once the first
+        # is fitted, so the BLAS threads are set once for the path, not per point
+        one = BlasThreads(1) if self._Base._loss == "squares" else contextlib.nullcontext()
+        with one:
+            for s in s_values:
+                est = self._estimator(s)
+                est._fit_data(data, s, start=start)
+                fits.append(est)
+                start = np.flatnonzero(est._coef)
         if start is not None and len(fits) and self._exact_first(s_values):
             fits[0]._path_data = data
         return fits
