@@ -1,6 +1,8 @@
-"""The least-squares path over s of SparseLinearRegressionCV: the fits from A^T A (dense data
-with few columns) against the fits from the columns of A, the first point started from the
-empty support against a brute-force best single feature, and the chosen model at s = 1."""
+"""The least-squares path over s of SparseLinearRegressionCV: every point against a NumPy
+``lstsq`` fit of its support, the fits from the whole A^T A (dense data with few columns)
+against those from the columns of A^T A that a support needs (the route of CSR and wide data),
+the first point started from the empty support against a brute-force best single feature,
+and the chosen model at s = 1."""
 
 from __future__ import annotations
 
@@ -78,6 +80,27 @@ def test_gram_path_matches_the_column_path(monkeypatch, case, criterion):
     _without_gram(monkeypatch)
     slow = _fit(X, y, **kw)
     _same_path(fast, slow)
+
+
+@pytest.mark.parametrize("case", ["diabetes", "no intercept", "correlated"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_every_point_is_the_lstsq_fit_of_its_support(case, sparse):
+    X, y = CASES[case]["data"]()
+    kw = dict(CASES[case]["kw"], criterion="bic")
+    m = _fit(sp.csr_matrix(X) if sparse else X, y, **kw)
+    icpt = m.fit_intercept
+    A = np.hstack([X, np.ones((len(y), 1))]) if icpt else X
+    path = zip(m.path_["coef"], m.path_["intercept"], m.path_["objective"], strict=True)
+    for coef, c0, f in path:
+        S = np.flatnonzero(coef)
+        cols = np.append(S, X.shape[1]) if icpt else S
+        ref = np.linalg.lstsq(A[:, cols], y, rcond=None)[0]
+        r = y - A[:, cols] @ ref
+        np.testing.assert_allclose(0.5 * r @ r / len(y), f, rtol=1e-10)
+        scale = np.abs(ref).max()
+        np.testing.assert_allclose(coef[S], ref[:len(S)], rtol=0, atol=1e-8 * scale)
+        if icpt:
+            np.testing.assert_allclose(c0, ref[-1], rtol=0, atol=1e-8 * scale)
 
 
 def test_gram_path_with_sample_weights_matches_the_column_path(monkeypatch):
