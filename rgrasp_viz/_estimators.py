@@ -117,6 +117,14 @@ _NEWTON_ITER = 50
 _REFIT_MEMO = 8
 """Least-squares refits kept per working problem, by support (a path over ``s`` refits each
 point's start support, the previous point's last refit)."""
+_GRAM_MAX_COLS = 256
+_GRAM_MAX_WORK = 4e6
+"""Dense least squares with at most ``_GRAM_MAX_COLS`` columns and ``n d^2`` at most
+``_GRAM_MAX_WORK``: ``A^T A`` and ``A^T b`` are formed once per working problem, and the
+refits and swap scores read their blocks instead of gathering columns of ``A``."""
+_GRAM_CHOL_RATIO = 1e-4
+"""A Gram block whose Cholesky diagonal spans more than this ratio (condition number about
+its inverse square, 1e8) is refitted by ``lstsq`` rather than from the Gram matrix."""
 _INTERCEPT = "(intercept)"
 
 
@@ -240,7 +248,7 @@ class _SparseLinearModel(BaseEstimator):
         if start is not None:
             x = data.x0.copy()
             objective = None
-            support = np.union1d(np.asarray(start, dtype=np.int64), data.forced)
+            support = _with_forced(start, data.forced)  # start: ascending, distinct
             nit, status, trace = 1, Status.CONVERGED, None  # the refit; plus swap rounds
         elif data.w is not None and data.loss == "logistic":
             if self.method != "htp":
@@ -859,6 +867,26 @@ class _Data:
                 slot[int(S[k])] = used + t
         return self._gram_cols[:, [slot[int(j)] for j in S]]
 
+    def gram(self):
+        """``(A^T A, A^T b)`` of a dense least-squares problem with few columns
+        (``_GRAM_MAX_WORK``), formed on first use; otherwise None."""
+        g = self.__dict__.get("_gram", False)
+        if g is False:
+            g = None
+            if (self.loss == "squares" and not self.sparse and self.dA <= _GRAM_MAX_COLS
+                    and self.n * self.dA * self.dA <= _GRAM_MAX_WORK):
+                A = np.asarray(self.A)
+                g = (A.T @ A, A.T @ self.b)
+            self._gram = g
+        return g
+
+    def Atb(self):
+        """``A^T b`` (least squares), computed once."""
+        c = self.__dict__.get("_Atb")
+        if c is None:
+            c = self._Atb = np.asarray(self.A.T @ self.b).ravel()
+        return c
+
     def pen(self, S):
         """1 for the penalised coordinates among ``S``, 0 for the intercept column."""
         p = np.ones(len(S))
@@ -888,8 +916,20 @@ class _Data:
             if key in memo:
                 out, f = memo[key]
                 return out.copy(), f
-        AS = self.columns(S)
         out = np.zeros(self.dA)
+        st = _gram_state(self, self.gram(), S) if self.loss == "squares" and len(S) else None
+        if st is not None and st[-1]:  # the fit from the Gram matrix, well conditioned
+            coef, r = st[8], st[10]
+            out[S] = coef
+            f = 0.5 * float(r @ r) / self.n
+            if self.l2:
+                f = f + 0.5 * self.l2 * float(self.pen(S) @ (coef * coef))
+            if _REFIT_MEMO > 0:
+                if len(memo) >= _REFIT_MEMO:
+                    del memo[next(iter(memo))]
+                memo[key] = (out.copy(), f)
+            return out, f
+        AS = self.columns(S)
         if self.loss == "squares":
             if self.l2:
                 G = AS.T @ AS / self.n + self.l2 * np.diag(self.pen(S))
@@ -1026,6 +1066,8 @@ def _pair_candidates(data, x, S, free_pos, grow, keep):
     ``X^T X_S G^-1`` (one ``d x |S|`` product per round).  Returns ``[(value, j, i)]``, best
     first, only moves the model says lower the objective (``i`` None: add ``j``)."""
     A, n, lam = data.A, data.n, data.l2
+    if data.loss == "squares" and len(S):
+        return _pair_candidates_gram(data, data.gram(), S, free_pos, grow, keep)
     AS = data.columns(S)
     if data.loss == "squares":
         c, z = None, data.b
@@ -1060,10 +1102,85 @@ def _pair_candidates(data, x, S, free_pos, grow, keep):
     J = np.flatnonzero(outside)
     floor = 1e-10 * (cs[J] + n * lam) + 1e-300
     thresh = rss * (1 - 1e-10)
+    return _scored_moves(M, J, free_pos, grow, keep, rss, C, e, floor, thresh, Ginv, beta,
+                         S)
+
+
+def _pair_candidates_gram(data, gram, S, free_pos, grow, keep):
+    """:func:`_pair_candidates` of a least-squares problem from its Gram matrix
+    (:meth:`_Data.gram`): the same scores, with ``A^T A[:, S]`` read from ``A^T A`` and
+    ``A^T r = A^T b - A^T A[:, S] beta`` (:func:`_gram_state`)."""
+    st = _gram_state(data, gram, S)
+    return _scored_moves(st[0], st[1], free_pos, grow, keep, *st[2:10])
+
+
+_GRAM_STATES = 4
+"""Least-squares fits on the Gram matrix kept per working problem, by support: the refit
+that accepts a move fits the support the next swap round scores, and a path's next point
+first grows the previous point's last support."""
+
+
+def _gram_state(data, gram, S):
+    """The fit on the columns ``S`` (sorted, non-empty) from ``(A^T A, A^T b)`` and what the
+    move scores need: ``(M, J, rss, C, e, floor, thresh, Ginv, beta, S, r, ok)`` with ``r``
+    the residual ``b - A_S beta`` and ``ok`` whether the block is well enough conditioned
+    for ``beta`` to serve as the refit (else the refit uses ``lstsq``)."""
+    key = np.asarray(S, dtype=np.int64).tobytes()
+    states = data.__dict__.setdefault("_gram_states", {})
+    st = states.get(key)
+    if st is not None:
+        return st
+    n, lam = data.n, data.l2
+    AS = data.columns(S)
+    if gram is not None:
+        Gf, cf = gram
+        B = Gf[:, S]
+    else:  # the columns of A^T A that S needs, kept across rounds
+        cf = data.Atb()
+        B = data.gram_columns(S, AS)
+    G = B[S]
+    pen = data.pen(S) if lam else None
+    if lam:
+        G = G + n * lam * np.diag(pen)
+    try:
+        dg = np.diagonal(np.linalg.cholesky(G))
+        ok = bool(dg.min() > _GRAM_CHOL_RATIO * dg.max())
+    except np.linalg.LinAlgError:
+        ok = False
+    try:
+        Ginv = np.linalg.inv(G)
+    except np.linalg.LinAlgError:
+        Ginv = np.linalg.pinv(G)
+    beta = Ginv @ cf[S]
+    r = data.b - AS @ beta
+    rss = float(r @ r)
+    if lam:
+        rss += n * lam * float(pen @ (beta * beta))
+    C = cf - B @ beta
+    M = B @ Ginv
+    cs = data.colsq()
+    e = cs + n * lam - np.einsum("jk,jk->j", B, M)
+    outside = np.ones(data.dA, dtype=bool)
+    outside[S] = False
+    outside[data.forced] = False
+    J = np.flatnonzero(outside)
+    floor = 1e-10 * (cs[J] + n * lam) + 1e-300
+    thresh = rss * (1 - 1e-10)
+    st = (M, J, rss, C, e, floor, thresh, Ginv, beta, S, r, ok)
+    if len(states) >= _GRAM_STATES:
+        del states[next(iter(states))]
+    states[key] = st
+    return st
+
+
+def _scored_moves(M, J, free_pos, grow, keep, rss, C, e, floor, thresh, Ginv, beta, S):
+    """The ``keep`` best additions (``grow``) or swaps from the quantities of
+    :func:`_pair_candidates`."""
     if grow:
         ok = e[J] > floor
         val = np.where(ok, rss - C[J] ** 2 / np.where(ok, e[J], 1.0), np.inf)
-        order = np.argsort(val, kind="stable")[:keep]
+        # keep = 1: the stable sort's first is the first minimum
+        order = [int(np.argmin(val))] if keep == 1 else np.argsort(val, kind="stable")[:keep]
         return [(float(val[t]), int(J[t]), None) for t in order if val[t] < thresh]
     g = np.diag(Ginv)[free_pos]
     bk = beta[free_pos]
@@ -1096,6 +1213,11 @@ def _best_swaps(val, J, S, free_pos, keep, thresh):
     """The ``keep`` best-scored swaps of ``val`` (``|J| x |free|``), best first, below
     ``thresh``."""
     flat = val.ravel()
+    if keep == 1:  # the best, the first of equal bests
+        t = int(np.argmin(flat))
+        if not flat[t] < thresh:
+            return []
+        return [(float(flat[t]), int(J[t // len(free_pos)]), int(S[free_pos[t % len(free_pos)]]))]
     k = min(keep, flat.size)
     top = np.argpartition(flat, k - 1)[:k] if k < flat.size else np.arange(flat.size)
     top = top[np.lexsort((top, flat[top]))]
@@ -1119,10 +1241,11 @@ def _local_search(data, x, fun, s, rounds):
     allowed round still lowered the objective."""
     forced_mask = np.zeros(data.dA, dtype=bool)
     forced_mask[data.forced] = True
-    keep = 1 if data.loss == "squares" else _LOGISTIC_CHECKS
+    squares = data.loss == "squares"
+    keep = 1 if squares else _LOGISTIC_CHECKS
     swaps = []
     for r in range(1, rounds + 1):
-        free = np.flatnonzero((x != 0) & ~forced_mask)
+        free = np.flatnonzero((x != 0) & ~forced_mask) if data.forced else np.flatnonzero(x)
         if data.dA - len(data.forced) - len(free) == 0:
             return x, fun, swaps, False  # every free feature is in: nothing can change
         S = _with_forced(free, data.forced)
@@ -1133,9 +1256,11 @@ def _local_search(data, x, fun, s, rounds):
         best = None
         for _, j, i in _pair_candidates(data, x, S, free_pos, grow, keep):
             support = np.sort(np.append(S if i is None else S[S != i], j))
-            x_try = x.copy()
-            if i is not None:
-                x_try[i] = 0.0
+            x_try = x  # least squares: the refit is a function of the support alone
+            if not squares:  # the warm start of the Newton refit
+                x_try = x.copy()
+                if i is not None:
+                    x_try[i] = 0.0
             x_new, f_new = data.refit(support, x_try)
             if f_new < fun - 1e-12 * max(abs(fun), 1e-300) and (
                     best is None or f_new < best[1]):
@@ -1237,12 +1362,30 @@ class _PathCV:
         warm-started from the previous support (refit, grow by one, swap until stable)."""
         data, _ = self._estimator(s_values[-1])._prepare(X, y_pm, self._Base._loss, w)
         fits, start = [], None
-        for s in s_values:
-            est = self._estimator(s)
-            est._fit_data(data, s, start=start)
-            fits.append(est)
-            start = np.flatnonzero(est._coef)
+        if self._exact_first(s_values):
+            # s = 1 of least squares with swaps until stable: the best single feature (the
+            # swaps' scores are exact, so the method's run and its swaps end there too),
+            # found by one addition to the empty support; the method's own fit (its trace)
+            # is made only when this point is the one chosen (_fit_cv)
+            start = np.empty(0, dtype=np.int64)
+        # least squares: every point is small dense algebra (one thread) once the first
+        # is fitted, so the BLAS threads are set once for the path, not per point
+        one = BlasThreads(1) if self._Base._loss == "squares" else contextlib.nullcontext()
+        with one:
+            for s in s_values:
+                est = self._estimator(s)
+                est._fit_data(data, s, start=start)
+                fits.append(est)
+                start = np.flatnonzero(est._coef)
+        if start is not None and len(fits) and self._exact_first(s_values):
+            fits[0]._path_data = data
         return fits
+
+    def _exact_first(self, s_values):
+        """Whether the path's first point is fitted from the empty support (see
+        :meth:`_path`): least squares, ``s = 1``, swaps on with a round to spare."""
+        return (self._Base._loss == "squares" and s_values[0] == 1 and self._swaps_run()
+                and int(self.swap_rounds) >= 2)
 
     def _fold(self, X, y_pm, w, train, test, s_values):
         with warnings.catch_warnings():
@@ -1293,6 +1436,12 @@ class _PathCV:
             score = results[self.criterion]
         best = int(np.argmin(score))
         chosen = fits[best]
+        data = chosen.__dict__.pop("_path_data", None)
+        for f in fits:
+            f.__dict__.pop("_path_data", None)
+        if data is not None:  # the first point chosen: the method's own fit at s = 1
+            chosen = self._estimator(s_values[best])
+            chosen._fit_data(data, s_values[best])
         for attr in ("_coef", "_intercept", "n_iter_", "status_", "objective_",
                      "refit_objective_", "swaps_", "trace_", "fit_info_"):
             setattr(self, attr, getattr(chosen, attr))
