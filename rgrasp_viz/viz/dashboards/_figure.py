@@ -12,7 +12,7 @@ are computed once in Python (:func:`encode_frames`: the arrays that change as bi
 buffers, the few other values that change as JSON), shipped once, and stepped by the page --
 each tick updates only the traces and layout entries that change: points of scatter and bar
 traces on axes with a range of their own are moved in place (``Plotly.animate`` without a
-redraw), a cursor's shapes are relaid out, a title is redrawn at most four times a second while
+redraw), a cursor's shapes are relaid out, a title is redrawn at most twice a second while
 the replay plays and at once where it rests, anything else goes through ``Plotly.update``.  A
 figure without a width of its own is given its box's width (plotly.js would otherwise measure
 the page at every frame).  The kernel hears the

@@ -131,7 +131,7 @@ const AXES = /^[xy]axis[0-9]*(\.|$)/;
 // Layout keys of a frame that are text (a title): while a replay plays they are redrawn at most
 // every TEXT_MS (a number changing faster cannot be read); where it rests, at once.
 const TEXT = /^title(\.|$)/;
-const TEXT_MS = 250;
+const TEXT_MS = 500;
 // Whether the axes of a trace hold still (a range of their own): points moved in place keep
 // the axes as they are, so a trace on an autoranged axis is drawn by Plotly.update, which
 // ranges it again as a fresh drawing would.
