@@ -1094,16 +1094,25 @@ def _pair_candidates(data, x, S, free_pos, grow, keep):
     rss = float(r @ r if c is None else (c * r) @ r) + n * lam * float(pen @ (beta * beta))
     C = np.asarray(A.T @ (r if c is None else c * r)).ravel()
     B = data.gram_columns(S, AS) if c is None else np.asarray(A.T @ ASw)
+    M, J, e, floor, thresh = _move_terms(data, S, B, Ginv, cs, rss)
+    return _scored_moves(M, J, free_pos, grow, keep, rss, C, e, floor, thresh, Ginv, beta,
+                         S)
+
+
+def _move_terms(data, S, B, Ginv, cs, rss):
+    """What every move score of :func:`_scored_moves` shares, from the Gram columns ``B`` of
+    the support ``S`` and its fit: ``(M, J, e, floor, thresh)`` with ``M = B G^-1``, ``J``
+    the columns a move may add, ``e`` their squared norms outside the span of ``S``, the
+    ``floor`` below which a column counts as inside it, and ``thresh`` the largest residual
+    sum of squares that lowers the objective."""
     M = B @ Ginv
-    e = cs + n * lam - np.einsum("jk,jk->j", B, M)
+    e = cs + data.n * data.l2 - np.einsum("jk,jk->j", B, M)
     outside = np.ones(data.dA, dtype=bool)
     outside[S] = False
     outside[data.forced] = False
     J = np.flatnonzero(outside)
-    floor = 1e-10 * (cs[J] + n * lam) + 1e-300
-    thresh = rss * (1 - 1e-10)
-    return _scored_moves(M, J, free_pos, grow, keep, rss, C, e, floor, thresh, Ginv, beta,
-                         S)
+    floor = 1e-10 * (cs[J] + data.n * data.l2) + 1e-300
+    return M, J, e, floor, rss * (1 - 1e-10)
 
 
 def _pair_candidates_gram(data, gram, S, free_pos, grow, keep):
@@ -1157,15 +1166,7 @@ def _gram_state(data, gram, S):
     if lam:
         rss += n * lam * float(pen @ (beta * beta))
     C = cf - B @ beta
-    M = B @ Ginv
-    cs = data.colsq()
-    e = cs + n * lam - np.einsum("jk,jk->j", B, M)
-    outside = np.ones(data.dA, dtype=bool)
-    outside[S] = False
-    outside[data.forced] = False
-    J = np.flatnonzero(outside)
-    floor = 1e-10 * (cs[J] + n * lam) + 1e-300
-    thresh = rss * (1 - 1e-10)
+    M, J, e, floor, thresh = _move_terms(data, S, B, Ginv, data.colsq(), rss)
     st = (M, J, rss, C, e, floor, thresh, Ginv, beta, S, r, ok)
     if len(states) >= _GRAM_STATES:
         del states[next(iter(states))]
