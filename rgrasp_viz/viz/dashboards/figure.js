@@ -247,6 +247,8 @@ async function render({model, el}) {
     : Object.assign({}, layout, {width: gd.clientWidth, autosize: false}));
 
   const plotlyReady = plotlyFor(model);
+  // pending text is drawn at once where the replay rests, else once TEXT_MS have passed
+  const textDue = () => !!text && (!playing || performance.now() - textAt >= TEXT_MS);
   const drawText = async () => {
     const Plotly = await plotlyReady;
     const t = text;
@@ -281,7 +283,7 @@ async function render({model, el}) {
           }
           continue;
         }
-        if (text && (!playing || performance.now() - textAt >= TEXT_MS)) {
+        if (textDue()) {
           await drawText();
           continue;
         }
@@ -298,7 +300,7 @@ async function render({model, el}) {
         const drew = await drawState(Plotly, gd, frames, s);
         shownState = s;
         if (Object.keys(drew.text).length) text = drew.text;
-        if (text && (!playing || performance.now() - textAt >= TEXT_MS)) await drawText();
+        if (textDue()) await drawText();
         mark();
         if (!drew.waited) await nextPaint();
       }
