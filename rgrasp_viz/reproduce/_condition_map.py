@@ -436,9 +436,7 @@ def claims_paragraph(rows, won, constants, by_level=None):
                 parts.append(f"no method reaches it on every seed at rho = "
                              f"{_fmt_rhos([w['rho'] for w in g])}")
             else:
-                kind = "variance-reduced" if g[0]["variance_reduced"] else \
-                    "without variance reduction"
-                parts.append(f"{label} ({kind}) wins at rho = "
+                parts.append(f"{label} ({_kind(g[0])}) wins at rho = "
                              f"{_fmt_rhos([w['rho'] for w in g])} ({nums})")
         fg = [by.get((w["rho"], shape, "fght")) for w in ws]
         fg_txt = ", ".join(f"{r['rho']:g}: " + (f"{r['passes']:.0f}" if r["passes"] is not None
@@ -483,6 +481,20 @@ def summarize(rows, constants, paper_rows=None):
     return out
 
 
+def _kind(w):
+    """How a winner moves: with or without variance reduction."""
+    return "variance-reduced" if w["variance_reduced"] else "without variance reduction"
+
+
+def _won(w):
+    """One winner of :func:`winners` in words, with its passes and its runner-up's."""
+    if not w["method"]:
+        return "no method reaches it on every seed"
+    vs = (f" vs {method_label(w['runner_up'])} {w['runner_up_passes']:.0f}"
+          if w["runner_up"] else "")
+    return f"{w['label']} ({_kind(w)}, {w['passes']:.0f} passes{vs})"
+
+
 def paper_steps_paragraph(paper, tuned):
     """Where the winners with the paper's own steps differ from the winners with tuned steps,
     with the numbers."""
@@ -491,14 +503,7 @@ def paper_steps_paragraph(paper, tuned):
     paras = []
     for shape in dict.fromkeys(w["shape"] for w in paper):
         ws = [w for w in paper if w["shape"] == shape]
-        each = "; ".join(
-            f"rho = {w['rho']:g}: " + (
-                f"{w['label']} ({'variance-reduced' if w['variance_reduced'] else 'without variance reduction'}, "  # noqa: E501
-                f"{w['passes']:.0f} passes"
-                + (f" vs {method_label(w['runner_up'])} {w['runner_up_passes']:.0f}"
-                   if w["runner_up"] else "") + ")"
-                if w["method"] else "no method reaches it on every seed")
-            for w in ws)
+        each = "; ".join(f"rho = {w['rho']:g}: {_won(w)}" for w in ws)
         moved = [w for w in ws if w["method"] != tuned_at.get((w["rho"], shape), {}).get(
             "method")]
         why = ("the same winners as with tuned steps" if not moved else
