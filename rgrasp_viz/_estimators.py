@@ -1318,8 +1318,13 @@ CRITERIA = ("cv", "bic", "ebic")
 """How the ``...CV`` estimators choose ``s``: K-fold cross-validation of the held-out loss,
 the Bayesian information criterion, or the extended BIC (Chen and Chen, 2008)."""
 
-EBIC_GAMMA = 0.5
-"""The extended BIC's ``gamma``: ``EBIC = BIC + 2 gamma log binom(d, s)``."""
+EBIC_GAMMA = 1.0
+"""The extended BIC's ``gamma``: ``EBIC = BIC + 2 gamma log binom(d, s)``.
+
+``gamma = 1`` is Chen and Chen's (2008) choice and the form abess's own EBIC approximates
+(a penalty of ``s (log n + 2 log d)``). It was chosen over ``gamma = 0.5`` because, judged
+over several train/test splits, ``0.5`` kept too many features on correlated designs (the
+extra features lowered the held-out score)."""
 
 DEFAULT_S_MAX = 20
 """``s_values=None``: the path ``1, ..., min(DEFAULT_S_MAX, n_features - len(always_select))``."""
@@ -1483,7 +1488,8 @@ _CV_PARAMS = """
         features are dropped.
     criterion : {{"cv", "bic", "ebic"}}, default "cv"
         How ``s`` is chosen: the mean held-out {heldout} over the folds of ``cv``, the BIC,
-        or the extended BIC (``gamma = 0.5``, :data:`EBIC_GAMMA`).
+        or the extended BIC (``gamma = 1``, :data:`EBIC_GAMMA`, Chen and Chen's
+        choice).
     cv : int, cross-validation generator or iterable, default 5
         As in scikit-learn (:func:`sklearn.model_selection.check_cv`; stratified K-fold for
         the classifier); used by ``criterion="cv"``.

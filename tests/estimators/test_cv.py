@@ -18,6 +18,7 @@ from sklearn.utils.estimator_checks import estimator_checks_generator  # noqa: E
 
 import rgrasp_viz as rv  # noqa: E402
 from rgrasp_viz._estimators import (  # noqa: E402
+    EBIC_GAMMA,
     SparseLinearRegression,
     SparseLinearRegressionCV,
     SparseLogisticRegressionCV,
@@ -84,6 +85,9 @@ def test_cv_results_match_a_readable_kfold_loop():
 
 
 def test_bic_and_ebic_formulas():
+    """Every point of ``cv_results_``: BIC = n log(RSS / n) + s log n and EBIC = BIC +
+    2 gamma log binom(d, s) with gamma = EBIC_GAMMA (Chen and Chen's 1)."""
+    assert EBIC_GAMMA == 1.0
     X, y = _sparse_data(n=150, d=20, seed=2)
     est = SparseLinearRegressionCV(s_values=[2, 3, 5], criterion="ebic",
                                    random_state=0).fit(X, y)
@@ -93,7 +97,7 @@ def test_bic_and_ebic_formulas():
         rss = np.sum((y - X @ coef - c0) ** 2)
         bic = n * np.log(rss / n) + (s + 0) * np.log(n)
         assert est.cv_results_["bic"][k] == pytest.approx(bic, rel=1e-9)
-        ebic = bic + 2 * 0.5 * np.log(math.comb(d, s))
+        ebic = bic + 2 * EBIC_GAMMA * np.log(math.comb(d, s))
         assert est.cv_results_["ebic"][k] == pytest.approx(ebic, rel=1e-9)
 
 
