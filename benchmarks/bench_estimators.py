@@ -9,7 +9,14 @@ log-loss) of each.  Table 2: the fit times of the same fits (median of ``--repea
 once, after an untimed JIT warm-up).  Table 3 (choosing ``s``): ``SparseLinearRegressionCV`` /
 ``SparseLogisticRegressionCV`` with ``criterion="cv"`` (5 folds) and ``"ebic"``, abess's own
 selection (its defaults), ``LassoCV`` / l1 ``LogisticRegressionCV`` and
-``OrthogonalMatchingPursuitCV``: held-out score, features kept, selection time.
+``OrthogonalMatchingPursuitCV``, each run on ``--splits`` seeded 70/30 train/test splits
+(``random_state`` 0, 1, ...; stratified for logistic; columns standardized on the training
+part): per data set and tool the mean held-out score over the splits and its range, the
+median number of features kept and the median selection time.  One split cannot judge a 1 %
+difference (on breast cancer the held-out log-loss of one tool against another swings by tens
+of percent from split to split), hence the mean; the summary line under the table gives,
+per data set, EBIC's selection time over abess's, the change of the mean held-out score
+against abess's and on how many splits EBIC was within 1 % of abess or better.
 
 Data: scikit-learn's bundled sets (diabetes and its pairwise interactions; breast cancer, wine
 class 0 vs rest, digits < 5 vs >= 5) and correlated synthetic designs (seeded): Toeplitz
@@ -26,7 +33,8 @@ numba's one-time set-up (its first call of any compiled function, cache loads ex
 whether any kernel was compiled rather than loaded from numba's cache.
 
 Run: ``python benchmarks/bench_estimators.py [--repeats 5] [--quick] [--no-skscope]
-[--fresh-runs 3]``.
+[--fresh-runs 3] [--splits 5] [--only fixed|selection|fresh]`` (``--only``: Tables 1-2,
+Table 3 or Table 4 alone).
 """
 
 from __future__ import annotations
@@ -176,7 +184,23 @@ def main(argv=None):
     ap.add_argument("--no-skscope", action="store_true")
     ap.add_argument("--fresh-runs", type=int, default=3,
                     help="fresh processes per tool for Table 4 (0: skip it)")
+    ap.add_argument("--splits", type=int, default=None,
+                    help="train/test splits per data set for Table 3 (default 5; 2 with "
+                         "--quick)")
+    ap.add_argument("--only", choices=("fixed", "selection", "fresh"),
+                    help="run only Tables 1-2 (fixed), Table 3 (selection) or Table 4 (fresh)")
     args = ap.parse_args(argv)
+    if args.splits is None:
+        args.splits = 2 if args.quick else 5
+    if args.splits < 1:
+        ap.error(f"--splits must be at least 1, got {args.splits}")
+    warnings.simplefilter("ignore")  # abess's, scikit-learn's and our convergence chatter
+    if args.only == "selection":
+        selection(datasets(args.quick), args)
+        return []
+    if args.only == "fresh":
+        fresh(max(args.fresh_runs, 1))
+        return []
 
     import abess
     from sklearn.linear_model import OrthogonalMatchingPursuit
@@ -193,9 +217,9 @@ def main(argv=None):
             have_skscope = True
         except ImportError:
             pass
-    warnings.simplefilter("ignore")  # abess's and our convergence chatter
-    rows, trows, splits = [], [], []
-    for name, loss, X, y, s_values, beta in datasets(args.quick):
+    rows, trows = [], []
+    data = datasets(args.quick)
+    for name, loss, X, y, s_values, beta in data:
         strat = y if loss == "logistic" else None
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=0,
                                               stratify=strat)
@@ -204,7 +228,6 @@ def main(argv=None):
         b = None if beta is None else beta[keep]
         sc = StandardScaler().fit(Xtr)
         Xtr, Xte = sc.transform(Xtr), sc.transform(Xte)
-        splits.append((name, loss, Xtr, Xte, ytr, yte))
         Ours, Peer = ((rv.SparseLinearRegression, abess.LinearRegression) if loss == "squares"
                       else (rv.SparseLogisticRegression, abess.LogisticRegression))
         Ours(s=1, random_state=0).fit(Xtr, ytr)  # load the kernels untimed
@@ -278,63 +301,110 @@ def main(argv=None):
     print(f"median fit time ours/abess: bundled sets {np.median(bundled):.2f}, all "
           f"{np.median([r['ratio'] for r in trows]):.2f}; times: median of {args.repeats} "
           "fits (skscope: 1 fit after its JIT warm-up)")
-    selection(splits, args)
-    if args.fresh_runs:
-        fresh(args.fresh_runs)
+    if args.only is None:
+        selection(data, args)
+        if args.fresh_runs:
+            fresh(args.fresh_runs)
     return rows
 
 
-def selection(splits, args):
-    """Table 3: choosing s."""
+def split(loss, X, y, seed):
+    """A seeded 70/30 split (stratified for logistic), constant training columns dropped,
+    columns standardized on the training part: ``(Xtr, Xte, ytr, yte)``."""
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=seed,
+                                          stratify=y if loss == "logistic" else None)
+    keep = Xtr.std(0) > 1e-9  # digits' blank pixels: abess refuses constant columns
+    sc = StandardScaler().fit(Xtr[:, keep])
+    return sc.transform(Xtr[:, keep]), sc.transform(Xte[:, keep]), ytr, yte
+
+
+def worse_by(loss, ours, peer):
+    """How much worse ``ours`` held-out score is than ``peer``'s, relative to ``peer``'s
+    (negative: better); R^2 is higher-better, log-loss lower-better."""
+    gap = (peer - ours) if loss == "squares" else (ours - peer)
+    return gap / max(abs(peer), 1e-12)
+
+
+def selection(data, args):
+    """Table 3: choosing s, over ``args.splits`` train/test splits per data set."""
     import abess
     from sklearn.linear_model import LassoCV, LogisticRegressionCV, OrthogonalMatchingPursuitCV
 
     import rgrasp_viz as rv
 
-    rows = []
+    runs = []  # one per data set, tool and split
     wanted = ("diabetes", "breast cancer", "toeplitz0.9", "wine 0/rest")
-    for name, loss, Xtr, Xte, ytr, yte in splits:
+    for name, loss, X, y, _, _ in data:
         if not name.startswith(wanted):
             continue
-        d = Xtr.shape[1]
-        smax = min(d, 30)
-        grid = range(1, smax + 1)
-        if loss == "squares":
-            tools = {
-                "ours cv": rv.SparseLinearRegressionCV(s_values=grid, random_state=0),
-                "ours ebic": rv.SparseLinearRegressionCV(s_values=grid, criterion="ebic",
-                                                         random_state=0),
-                "abess": abess.LinearRegression(),
-                "LassoCV": LassoCV(cv=5),
-                "OMPCV": OrthogonalMatchingPursuitCV(cv=5, max_iter=smax)}
-        else:
-            tools = {
-                "ours cv": rv.SparseLogisticRegressionCV(s_values=grid, random_state=0),
-                "ours ebic": rv.SparseLogisticRegressionCV(s_values=grid, criterion="ebic",
-                                                           random_state=0),
-                "abess": abess.LogisticRegression(),
-                "l1 LogRegCV": LogisticRegressionCV(cv=5, penalty="l1", solver="liblinear")}
-        for tool, fn in tools.items():
-            t, m = timed(partial(fit_on, fn, Xtr, ytr), max(1, args.repeats // 2))
-            rows.append({"data": name, "loss": loss, "tool": tool, "time": 1e3 * t,
-                         "kept": int(np.count_nonzero(m.coef_)),
-                         "held": held_out(loss, Xte, yte, m.coef_,
-                                          np.atleast_1d(m.intercept_))})
+        for seed in range(args.splits):
+            Xtr, Xte, ytr, yte = split(loss, X, y, seed)
+            d = Xtr.shape[1]
+            smax = min(d, 30)
+            grid = range(1, smax + 1)
+            if loss == "squares":
+                tools = {
+                    "ours cv": rv.SparseLinearRegressionCV(s_values=grid, random_state=0),
+                    "ours ebic": rv.SparseLinearRegressionCV(s_values=grid, criterion="ebic",
+                                                             random_state=0),
+                    "abess": abess.LinearRegression(),
+                    "LassoCV": LassoCV(cv=5),
+                    "OMPCV": OrthogonalMatchingPursuitCV(cv=5, max_iter=smax)}
+            else:
+                tools = {
+                    "ours cv": rv.SparseLogisticRegressionCV(s_values=grid, random_state=0),
+                    "ours ebic": rv.SparseLogisticRegressionCV(s_values=grid,
+                                                               criterion="ebic",
+                                                               random_state=0),
+                    "abess": abess.LogisticRegression(),
+                    "l1 LogRegCV": LogisticRegressionCV(cv=5, penalty="l1",
+                                                        solver="liblinear")}
+            for tool, fn in tools.items():
+                t, m = timed(partial(fit_on, fn, Xtr, ytr), max(1, args.repeats // 2))
+                runs.append({"data": name, "loss": loss, "tool": tool, "seed": seed,
+                             "time": 1e3 * t, "kept": int(np.count_nonzero(m.coef_)),
+                             "held": held_out(loss, Xte, yte, m.coef_,
+                                              np.atleast_1d(m.intercept_))})
+    rows = []
+    for key in dict.fromkeys((r["data"], r["tool"]) for r in runs):
+        mine = [r for r in runs if (r["data"], r["tool"]) == key]
+        held = np.array([r["held"] for r in mine])
+        rows.append({"data": key[0], "loss": mine[0]["loss"], "tool": key[1],
+                     "kept": float(np.median([r["kept"] for r in mine])),
+                     "held": float(held.mean()), "std": float(held.std()),
+                     "range": f"{held.min():.4f}-{held.max():.4f}",
+                     "time": float(np.median([r["time"] for r in mine]))})
     print(table(rows, [("data", "data set", ""), ("loss", "loss", ""), ("tool", "tool", ""),
-                       ("kept", "features kept", "d"),
-                       ("held", "held-out (R^2 / log-loss)", ".4f"),
-                       ("time", "selection time (ms)", ".1f")],
-                title="Table 3. Choosing s (ours: path over s = 1..min(d, 30) with warm starts)"))
+                       ("kept", "features kept (median)", "g"),
+                       ("held", "held-out mean (R^2 / log-loss)", ".4f"),
+                       ("std", "std", ".4f"), ("range", "min-max", ""),
+                       ("time", "selection time (ms, median)", ".1f")],
+                title=f"Table 3. Choosing s over {args.splits} train/test splits (ours: path "
+                      "over s = 1..min(d, 30) with warm starts)"))
+    print(f"held-out: R^2 (squares, higher is better) or log-loss (logistic, lower is better) "
+          f"on the 30 % test part of each of {args.splits} seeded splits (random_state 0.."
+          f"{args.splits - 1}); features kept and times: medians over the splits (each time "
+          f"the median of {max(1, args.repeats // 2)} fits)")
     parts = []
     for name in dict.fromkeys(r["data"] for r in rows):
         by = {r["tool"]: r for r in rows if r["data"] == name}
         ours, peer = by["ours ebic"], by["abess"]
-        better = ours["held"] >= peer["held"] if ours["loss"] == "squares" else \
-            ours["held"] <= peer["held"]
-        gap = abs(ours["held"] - peer["held"]) / max(abs(peer["held"]), 1e-12)
-        parts.append(f"{name}: {ours['time'] / peer['time']:.2f} x ("
-                     f"{'better' if better else f'{100 * gap:.1f} % worse'})")
-    print("EBIC selection time ours/abess, held-out score against abess's: " + "; ".join(parts))
+        gap = worse_by(ours["loss"], ours["held"], peer["held"])
+        verdict = (f"{100 * -gap:.1f} % better" if gap < 0 else
+                   f"{100 * gap:.1f} % worse" + (" (within 1 %)" if gap <= 0.01 else ""))
+        per = {}
+        for r in runs:
+            if r["data"] == name and r["tool"] in ("ours ebic", "abess"):
+                per.setdefault(r["seed"], {})[r["tool"]] = r["held"]
+        ok = sum(worse_by(ours["loss"], v["ours ebic"], v["abess"]) <= 0.01
+                 for v in per.values())
+        parts.append(f"{name}: {ours['time'] / peer['time']:.2f} x, mean held-out {verdict}, "
+                     f"within 1 % or better on {ok}/{len(per)} splits")
+    print("EBIC selection time ours/abess and mean held-out score against abess's: "
+          + "; ".join(parts))
 
 
 _FRESH = """
