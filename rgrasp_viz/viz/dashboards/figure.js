@@ -100,7 +100,9 @@ function stateChanges(fr, s) {
     data.get(trace)[path] = value;
   };
   for (const a of fr.arrays) {
-    put(a.trace, a.path, a.values.subarray(a.offsets[s], a.offsets[s + 1]));
+    // handed to plotly.js as a plain Array: Plotly.animate expands the dotted keys of a frame
+    // by walking every object that is not an Array, a typed array's elements one by one
+    put(a.trace, a.path, Array.from(a.values.subarray(a.offsets[s], a.offsets[s + 1])));
   }
   const extra = fr.extra[s] || {};
   for (const [t, keys] of Object.entries(extra.data || {})) {
