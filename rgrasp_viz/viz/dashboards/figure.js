@@ -151,10 +151,12 @@ const IMMEDIATE = {transition: {duration: 0}, frame: {duration: 0, redraw: false
 // allows: the points of scatter and bar traces moved in place (Plotly.animate, no redraw),
 // the drawn layout keys that change (a title, the cursor's shapes) by Plotly.relayout, the
 // quiet ones (meta) stored without drawing; Plotly.update for anything else.  The text keys
-// (TEXT) are not drawn but returned, for the caller to draw when it is time.  Returns
-// {waited: whether plotly.js waited for an animation frame itself (Plotly.animate draws in the
-// next one), text: the text keys}.
-async function drawState(Plotly, gd, fr, s) {
+// (TEXT) are drawn only when `textNow` says it is time and a relayout or update is drawn
+// anyway (one call, not two); else they are returned, for the caller to draw when it is
+// time.  Returns {waited: whether plotly.js waited for an animation frame itself
+// (Plotly.animate draws in the next one), text: the text keys not drawn, textDrawn: whether
+// this state's text was drawn}.
+async function drawState(Plotly, gd, fr, s, textNow) {
   const ch = stateChanges(fr, s);
   const traces = [...ch.data.keys()].sort((a, b) => a - b);
   const drawn = {};
@@ -174,7 +176,7 @@ async function drawState(Plotly, gd, fr, s) {
       }
     });
     await Plotly.update(gd, restyle, ch.layout, traces);
-    return {waited: false, text: {}};
+    return {waited: false, text: {}, textDrawn: Object.keys(text).length > 0};
   }
   if (traces.length) {
     await Plotly.animate(gd, {data: traces.map((t) => nest(ch.data.get(t))), traces},
@@ -184,8 +186,11 @@ async function drawState(Plotly, gd, fr, s) {
     const q = nest(quiet);
     gd.layout.meta = Object.assign({}, gd.layout.meta, q.meta);
   }
-  if (Object.keys(drawn).length) await Plotly.relayout(gd, drawn);
-  return {waited: traces.length > 0, text};
+  const withText = textNow && Object.keys(drawn).length > 0 && Object.keys(text).length > 0;
+  if (Object.keys(drawn).length) {
+    await Plotly.relayout(gd, withText ? Object.assign(drawn, text) : drawn);
+  }
+  return {waited: traces.length > 0, text: withText ? {} : text, textDrawn: withText};
 }
 
 const nextPaint = () => new Promise((r) => requestAnimationFrame(() => r()));
@@ -299,9 +304,13 @@ async function render({model, el}) {
           }
           break;
         }
-        const drew = await drawState(Plotly, gd, frames, s);
+        const textNow = !playing || performance.now() - textAt >= TEXT_MS;
+        const drew = await drawState(Plotly, gd, frames, s, textNow);
         shownState = s;
-        if (Object.keys(drew.text).length) text = drew.text;
+        if (drew.textDrawn) {
+          text = null; // drawn with this state: an earlier one's pending text is older
+          textAt = performance.now();
+        } else if (Object.keys(drew.text).length) text = drew.text;
         if (textDue()) await drawText();
         mark();
         if (!drew.waited) await nextPaint();
