@@ -200,6 +200,9 @@ const nextPaint = () => new Promise((r) => requestAnimationFrame(() => r()));
 async function render({model, el}) {
   el.classList.add("rgrasp-figure");
   el.style.width = "100%";
+  // a layer of its own: what changes in this figure (a replay's frame) is rasterised again
+  // without the rest of the page, and changes elsewhere leave this figure's tiles alone
+  el.style.willChange = "transform";
   const caption = document.createElement("div");
   caption.className = "rgrasp-figure-caption";
   const gd = document.createElement("div");

@@ -54,12 +54,13 @@ def coefficients_spec(trace, t=-1, step=None, ymax=None):
     in_true = np.isin(kept, true)
     # one comb line (0 -> |v_j| -> 0 at every nonzero, joined along the axis): drawn many
     # times faster by plotly.js than segments separated by NaN gaps (replays redraw it at
-    # every frame)
+    # every frame); one pixel wide, which the browser rasterises as a thin line, without the
+    # joins a wider stroke needs at every tooth
     sx = np.repeat(nz.astype(np.float64), 3)
     sy = np.column_stack([np.zeros(len(nz)), a[nz], np.zeros(len(nz))]).ravel()
     Z = trace.Z(t) if t > 0 else np.empty(0, np.int64)
     data = [
-        tr("scatter", x=sx, y=sy, mode="lines", line={"color": color, "width": 1.5},
+        tr("scatter", x=sx, y=sy, mode="lines", line={"color": color, "width": 1},
            name="|x_j|", hoverinfo="skip", showlegend=False,
            meta={"role": "stems", "method": trace.method}),
         tr("scatter", x=kept, y=a[kept], mode="markers",

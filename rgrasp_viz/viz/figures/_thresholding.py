@@ -10,7 +10,9 @@ from ...analysis import as_traces, event_positions, iteration_positions, run_lab
 from ...solvers._registry import method_color
 from ._base import LEGEND, esc, figure, short, spec, tr
 
-_MAX_COUNT_POINTS = 2000
+_MAX_COUNT_POINTS = 500
+"""Points of a run's count-so-far curve at most: at a dashboard's width a step of a few pixels;
+a denser curve looks the same and is drawn again with every move of a replay's cursor."""
 
 
 def _running_count(run, x, pos):
