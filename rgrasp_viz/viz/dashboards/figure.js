@@ -111,6 +111,30 @@ function stateChanges(fr, s) {
   return {data, layout: Object.assign({}, extra.layout || {})};
 }
 
+// Whether a value of a frame equals the one shown before: arrays element by element (NaN never
+// equals: such a value is drawn again), anything else by identity.
+function sameValue(a, b) {
+  if (a === b) return true;
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+// Drop from a state's changes the trace values that equal what the figure shows already
+// (`shown`: "trace|path" -> value, kept up to date here): a trace whose values all stay is
+// then neither recomputed nor redrawn by plotly.js.
+function unchangedDropped(ch, shown) {
+  for (const [t, keys] of [...ch.data.entries()]) {
+    for (const [path, value] of Object.entries(keys)) {
+      const k = t + "|" + path;
+      if (shown.has(k) && sameValue(shown.get(k), value)) delete keys[path];
+      else shown.set(k, value);
+    }
+    if (!Object.keys(keys).length) ch.data.delete(t);
+  }
+  return ch;
+}
+
 function nest(flat) { // {"marker.symbol": v} -> {marker: {symbol: v}}
   const out = {};
   for (const [path, value] of Object.entries(flat)) {
@@ -155,9 +179,10 @@ const IMMEDIATE = {transition: {duration: 0}, frame: {duration: 0, redraw: false
 // anyway (one call, not two); else they are returned, for the caller to draw when it is
 // time.  Returns {waited: whether plotly.js waited for an animation frame itself
 // (Plotly.animate draws in the next one), text: the text keys not drawn, textDrawn: whether
-// this state's text was drawn}.
-async function drawState(Plotly, gd, fr, s, textNow) {
-  const ch = stateChanges(fr, s);
+// this state's text was drawn}.  `shown` holds the trace values of the states drawn since the
+// figure was (see unchangedDropped).
+async function drawState(Plotly, gd, fr, s, textNow, shown) {
+  const ch = unchangedDropped(stateChanges(fr, s), shown);
   const traces = [...ch.data.keys()].sort((a, b) => a - b);
   const drawn = {};
   const quiet = {};
@@ -218,6 +243,7 @@ async function render({model, el}) {
   let resizeWanted = false;
   let wanted = model.get("_frame"); // replay position to show (-1: none)
   let shownState = -1; // frame state drawn on top of `figure` (-1: none)
+  const shown = new Map(); // trace values those states drew ("trace|path" -> value)
   let drawing = false;
   let lastWidth = 0;
   let text = null; // text keys of the state shown, not drawn yet
@@ -281,6 +307,7 @@ async function render({model, el}) {
           setCaption();
           await Plotly.react(gd, figure.data, sized(figure.layout), CONFIG);
           shownState = -1;
+          shown.clear();
           text = null;
           mark();
           continue;
@@ -308,7 +335,7 @@ async function render({model, el}) {
           break;
         }
         const textNow = !playing || performance.now() - textAt >= TEXT_MS;
-        const drew = await drawState(Plotly, gd, frames, s, textNow);
+        const drew = await drawState(Plotly, gd, frames, s, textNow, shown);
         shownState = s;
         if (drew.textDrawn) {
           text = null; // drawn with this state: an earlier one's pending text is older
@@ -320,6 +347,7 @@ async function render({model, el}) {
       }
     } catch (e) {
       console.error(e);
+      shown.clear(); // what a failed draw left on the figure is not known: draw all again
     } finally {
       drawing = false;
     }
