@@ -204,8 +204,6 @@ def main(argv=None):
 
     import abess
     from sklearn.linear_model import OrthogonalMatchingPursuit
-    from sklearn.model_selection import train_test_split
-    from sklearn.preprocessing import StandardScaler
 
     import rgrasp_viz as rv
 
@@ -220,14 +218,8 @@ def main(argv=None):
     rows, trows = [], []
     data = datasets(args.quick)
     for name, loss, X, y, s_values, beta in data:
-        strat = y if loss == "logistic" else None
-        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=0,
-                                              stratify=strat)
-        keep = Xtr.std(0) > 1e-9  # digits' blank pixels: abess refuses constant columns
-        Xtr, Xte = Xtr[:, keep], Xte[:, keep]
+        Xtr, Xte, ytr, yte, keep = split(loss, X, y, 0)
         b = None if beta is None else beta[keep]
-        sc = StandardScaler().fit(Xtr)
-        Xtr, Xte = sc.transform(Xtr), sc.transform(Xte)
         Ours, Peer = ((rv.SparseLinearRegression, abess.LinearRegression) if loss == "squares"
                       else (rv.SparseLogisticRegression, abess.LogisticRegression))
         Ours(s=1, random_state=0).fit(Xtr, ytr)  # load the kernels untimed
@@ -310,7 +302,8 @@ def main(argv=None):
 
 def split(loss, X, y, seed):
     """A seeded 70/30 split (stratified for logistic), constant training columns dropped,
-    columns standardized on the training part: ``(Xtr, Xte, ytr, yte)``."""
+    columns standardized on the training part: ``(Xtr, Xte, ytr, yte, keep)`` (``keep``:
+    the columns kept)."""
     from sklearn.model_selection import train_test_split
     from sklearn.preprocessing import StandardScaler
 
@@ -318,7 +311,7 @@ def split(loss, X, y, seed):
                                           stratify=y if loss == "logistic" else None)
     keep = Xtr.std(0) > 1e-9  # digits' blank pixels: abess refuses constant columns
     sc = StandardScaler().fit(Xtr[:, keep])
-    return sc.transform(Xtr[:, keep]), sc.transform(Xte[:, keep]), ytr, yte
+    return sc.transform(Xtr[:, keep]), sc.transform(Xte[:, keep]), ytr, yte, keep
 
 
 def worse_by(loss, ours, peer):
@@ -341,7 +334,7 @@ def selection(data, args):
         if not name.startswith(wanted):
             continue
         for seed in range(args.splits):
-            Xtr, Xte, ytr, yte = split(loss, X, y, seed)
+            Xtr, Xte, ytr, yte, _ = split(loss, X, y, seed)
             d = Xtr.shape[1]
             smax = min(d, 30)
             grid = range(1, smax + 1)

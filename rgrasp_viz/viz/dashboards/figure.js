@@ -283,8 +283,9 @@ async function render({model, el}) {
     : Object.assign({}, layout, {width: gd.clientWidth, autosize: false}));
 
   const plotlyReady = plotlyFor(model);
-  // pending text is drawn at once where the replay rests, else once TEXT_MS have passed
-  const textDue = () => !!text && (!playing || performance.now() - textAt >= TEXT_MS);
+  // text is drawn at once where the replay rests, else once TEXT_MS have passed
+  const textTime = () => !playing || performance.now() - textAt >= TEXT_MS;
+  const textDue = () => !!text && textTime();
   const drawText = async () => {
     const Plotly = await plotlyReady;
     const t = text;
@@ -334,8 +335,7 @@ async function render({model, el}) {
           }
           break;
         }
-        const textNow = !playing || performance.now() - textAt >= TEXT_MS;
-        const drew = await drawState(Plotly, gd, frames, s, textNow, shown);
+        const drew = await drawState(Plotly, gd, frames, s, textTime(), shown);
         shownState = s;
         if (drew.textDrawn) {
           text = null; // drawn with this state: an earlier one's pending text is older
