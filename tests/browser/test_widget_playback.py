@@ -74,6 +74,46 @@ DRAWN_JS = """
 """
 
 
+# The cursors the page draws over a figure: where each line is drawn (its centre, from the
+# figure's left edge) and where plotly.js maps its position on its axis, its top and bottom and
+# plotly.js's plot area, and how many cursor shapes plotly.js draws itself.
+CURSORS_JS = """
+(cls) => [...document.querySelector('.' + cls).querySelectorAll('.rgrasp-figure-holder')]
+  .map((h) => {
+    const gd = h.querySelector('.js-plotly-plot');
+    const box = gd.getBoundingClientRect();
+    const size = gd._fullLayout._size;
+    return {
+      plotlyCursors: (gd.layout.shapes || []).filter((sh) => sh.name === 'cursor').length,
+      lines: [...h.querySelectorAll('.rgrasp-cursor')].map((c) => {
+        const ax = gd._fullLayout['xaxis' + c.dataset.xref.slice(1)];
+        const r = c.getBoundingClientRect();
+        const x = Number(c.dataset.x);
+        return {x, shown: c.style.display !== 'none', drawn: r.left + r.width / 2 - box.left,
+                plotly: ax._offset + ax.l2p(x), top: r.top - box.top,
+                bottom: r.bottom - box.top, plotTop: size.t, plotBottom: size.t + size.h};
+      }),
+    };
+  })
+"""
+
+
+def assert_cursors_at(page, cls, passes, n_figures=2):
+    """The first ``n_figures`` figures have their cursors drawn by the page, at ``passes``,
+    where plotly.js maps that position (within a pixel), across the plot area; no other
+    figure has one, and plotly.js draws none."""
+    got = page.evaluate(CURSORS_JS, cls)
+    for k, fig in enumerate(got):
+        assert fig["plotlyCursors"] == 0, (k, fig)
+        assert len(fig["lines"]) == (2 if k < n_figures else 0), (k, fig)
+        for line in fig["lines"]:
+            assert line["shown"] and line["x"] == pytest.approx(passes, rel=5e-3), (k, line)
+            assert abs(line["drawn"] - line["plotly"]) <= 1.0, (k, line)
+            assert abs(line["top"] - line["plotTop"]) <= 1.0, (k, line)
+            assert abs(line["bottom"] - line["plotBottom"]) <= 1.0, (k, line)
+    return got
+
+
 @pytest.fixture(scope="module")
 def widget_notebooks(tmp_path_factory):
     folder = tmp_path_factory.mktemp("widget-notebooks")
@@ -193,6 +233,18 @@ def test_compare_keeps_every_figure_through_an_m_change_a_wait_and_play(voila_wi
     assert not stopped["playing"] and stopped["index"] > 0
     wait_figures_at(page, cls, stopped["index"])
     assert_every_figure_drawn(page, cls, "after play", n=5)
+    # the cursors of convergence and timeline: drawn by the page where the replay rests, on
+    # plotly.js's axes; after a zoom (a relayout of the axis range) they follow the axis
+    passes = float(root.locator(".rgrasp-replay-readout").first.inner_text().split()[0])
+    before = assert_cursors_at(page, cls, passes)
+    page.evaluate(
+        "async ([cls, x]) => { const P = await globalThis.__rgraspPlotly;"
+        " const gd = document.querySelector('.' + cls).querySelector('.js-plotly-plot');"
+        " const r = gd.layout.xaxis.range;"
+        " await P.relayout(gd, {'xaxis.range': [r[0], x + 0.5 * (r[1] - x)]}); }",
+        [cls, passes])
+    zoomed = assert_cursors_at(page, cls, passes)
+    assert zoomed[0]["lines"][0]["drawn"] > before[0]["lines"][0]["drawn"] + 1
     # the kernel heard where the replay stopped: the live counts moved from position 0
     page.wait_for_function(
         "([cls, before]) => { const e = [...document.querySelector('.' + cls)"

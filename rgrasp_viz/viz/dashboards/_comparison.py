@@ -209,7 +209,11 @@ class Comparison(Dashboard):
                                                        max_marks=MAX_MARKS),
                  "coefficients": coef}
         for key in ("convergence", "timeline"):
-            specs[key]["layout"]["shapes"] = _cursor(0.0)
+            lay = specs[key]["layout"]
+            lay["shapes"] = _cursor(0.0)
+            # the plot area as given, nothing pushes the margins: the page draws the cursor
+            # over the figure itself (moving a shape would recompute the whole figure)
+            lay["margin"] = {**lay["margin"], "autoexpand": False}
         return {"params": params, "results": results, "reference": ref, "fstar": fstar,
                 "shares": shares, "frames": frames, "grid": grid, "ymax": ymax,
                 "specs": specs}

@@ -25,6 +25,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import re
 import uuid
 from pathlib import Path
 
@@ -63,6 +64,55 @@ def _as_spec(fig):
         raise TypeError(f"a figure must be a plotly figure or a dict with 'data' and 'layout', "
                         f"got {type(fig).__name__}")
     return {"data": list(fig.get("data") or []), "layout": dict(fig.get("layout") or {})}
+
+
+_AXIS = re.compile(r"^[xy]axis[0-9]*$")
+_CARTESIAN = frozenset({"scatter", "scattergl", "bar", "heatmap", "histogram", "box"})
+
+
+def _defaults_set(obj, defaults):
+    """``obj`` (a new dict) with the entries of ``defaults`` it does not set, dicts merged."""
+    out = dict(obj)
+    for k, v in defaults.items():
+        if k not in out:
+            out[k] = copy.deepcopy(v)
+        elif isinstance(v, dict) and isinstance(out[k], dict):
+            out[k] = _defaults_set(out[k], v)
+    return out
+
+
+def _template_inlined(spec):
+    """``spec`` with a small layout-only template written into its layout (a new spec).
+
+    plotly.js looks up every attribute it computes in the figure's template as well, at every
+    drawing, a replay's every step included; for a template of a few layout values (the
+    builders' :data:`~rgrasp_viz.viz.figures.TEMPLATE`) that is work for nothing.  Its values
+    are set where the figure leaves them unset: layout entries, and every x and y axis of the
+    figure (those of the layout and those its traces name), as plotly.js would apply them.
+    Any other template (trace templates, numbered axes, ``*defaults``) or a figure with
+    non-cartesian traces is left as it is.
+    """
+    layout = spec["layout"]
+    tpl = layout.get("template")
+    if not isinstance(tpl, dict) or set(tpl) - {"layout"}:
+        return spec
+    tl = tpl.get("layout") or {}
+    if not isinstance(tl, dict) or any(k.endswith("defaults") or (_AXIS.match(k) and k[5:])
+                                       for k in tl):
+        return spec
+    if any(tr.get("type", "scatter") not in _CARTESIAN for tr in spec["data"]):
+        return spec
+    axes = {k for k in layout if _AXIS.match(k)}
+    for tr in spec["data"]:
+        for name in ("x", "y"):
+            ref = tr.get(f"{name}axis") or name
+            axes.add(f"{name}axis{ref[1:]}")
+    out = _defaults_set({k: v for k, v in layout.items() if k != "template"},
+                        {k: v for k, v in tl.items() if not _AXIS.match(k)})
+    for ax in sorted(axes):
+        if isinstance(tl.get(ax[:5]), dict):
+            out[ax] = _defaults_set(out.get(ax) or {}, tl[ax[:5]])
+    return {"data": spec["data"], "layout": out}
 
 
 # -- frames ---------------------------------------------------------------------------------
@@ -379,7 +429,7 @@ class Figure(anywidget.AnyWidget):
         """
         self._base = _as_spec(spec)
         self._spec = self._go = None
-        text = pio.to_json(self._base, validate=False)
+        text = pio.to_json(_template_inlined(self._base), validate=False)
         with self.hold_sync():
             self._figure = text
             if caption is not None:

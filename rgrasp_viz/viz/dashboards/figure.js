@@ -2,9 +2,10 @@
 //
 // A figure is drawn with plotly.js's public API only: Plotly.react for a whole figure sent by
 // the kernel; for the frames of a replay, which the page holds in binary buffers and steps
-// itself, Plotly.animate (points moved in place) and Plotly.relayout, or Plotly.update; and Plotly.Plots.resize when the width of
-// the cell changes.  plotly.js is the copy plotly.py ships, fetched from the kernel once per
-// page and shared by every figure.
+// itself, Plotly.animate (points moved in place) and Plotly.relayout, or Plotly.update; and
+// Plotly.Plots.resize when the width of the cell changes.  A replay's cursor, on a figure whose
+// plot area is fixed, is a line the page draws over the figure (see pageCursors).  plotly.js is
+// the copy plotly.py ships, fetched from the kernel once per page and shared by every figure.
 
 const CONFIG = {displaylogo: false, responsive: false};
 const EVENT = "rgrasp-replay";
@@ -171,6 +172,106 @@ function heldAxes(gd, trace) {
 const IMMEDIATE = {transition: {duration: 0}, frame: {duration: 0, redraw: false},
   mode: "immediate"};
 
+// -- cursors the page draws ------------------------------------------------------------------
+//
+// A replay's cursor is a shape named "cursor": a vertical line across the plot area (yref
+// "paper", x0 = x1, on an x axis).  plotly.js's public API moves a shape only by
+// Plotly.relayout, which computes the whole figure's defaults again, at every position.  Where
+// the plot area is fixed -- layout.margin.autoexpand false (plotly.js keeps the margins as
+// given: nothing pushes them) and a height and width of its own -- where an x value is drawn
+// follows from the layout alone, and the page draws the cursors itself, as lines over the
+// figure that move without plotly.js.
+
+const isCursor = (sh) => !!sh && sh.name === "cursor" && sh.type === "line" &&
+  sh.yref === "paper" && typeof sh.x0 === "number" && sh.x0 === sh.x1 &&
+  /^x[0-9]*$/.test(sh.xref || "x");
+
+// Whether the page draws the cursors of `layout` (as given to Plotly.react) itself.
+function pageCursors(layout) {
+  return (layout.shapes || []).some(isCursor) && !!layout.margin &&
+    layout.margin.autoexpand === false && typeof layout.width === "number" &&
+    typeof layout.height === "number";
+}
+
+// `shapes` split into the cursors and the others.
+function splitShapes(shapes) {
+  const cursors = [];
+  const others = [];
+  for (const sh of shapes || []) (isCursor(sh) ? cursors : others).push(sh);
+  return {cursors, others};
+}
+
+// Where the cursor `sh` is drawn, in pixels from the figure's left edge (null: outside its
+// axis's range, or on an axis whose range the layout does not say), by the formula plotly.js
+// documents for a fixed plot area: margins as given, the axis's domain a fraction of the
+// width between them, its range mapped linearly (in log10 units on a "log" axis).
+function cursorPixel(layout, sh) {
+  const m = layout.margin || {};
+  const num = (v, d) => (typeof v === "number" ? v : d);
+  const l = num(m.l, 80);
+  const r = num(m.r, 80);
+  const ref = sh.xref || "x";
+  const ax = layout["xaxis" + ref.slice(1)] || {};
+  const range = ax.range;
+  const dom = Array.isArray(ax.domain) ? ax.domain : [0, 1];
+  if (!Array.isArray(range) || range.length !== 2 || ax.overlaying ||
+      !(ax.type === undefined || ax.type === "linear" || ax.type === "log")) return null;
+  const v = ax.type === "log" ? Math.log10(sh.x0) : sh.x0;
+  const f = (v - range[0]) / (range[1] - range[0]);
+  if (!(f >= 0 && f <= 1)) return null;
+  return l + (layout.width - l - r) * (dom[0] + (dom[1] - dom[0]) * f);
+}
+
+// The CSS background of a line `w` pixels wide drawn with plotly.js's `dash` ("dot": dashes
+// and gaps of max(w, 3) px; "dash": three times that; "longdash": five times).
+function dashBackground(color, dash, w) {
+  const d = Math.max(w, 3);
+  const on = {dot: d, dash: 3 * d, longdash: 5 * d}[dash];
+  if (!on) return color;
+  return `repeating-linear-gradient(to bottom, ${color} 0 ${on}px, transparent ${on}px ` +
+    `${2 * on}px)`;
+}
+
+// Draw `cursors` (shapes) as lines in `holder`, over the figure whose layout is `layout`.  A
+// line's look is set when it changes; a move is a transform (the compositor's work).
+function drawCursors(holder, layout, cursors) {
+  const m = layout.margin || {};
+  const t = typeof m.t === "number" ? m.t : 100;
+  const b = typeof m.b === "number" ? m.b : 80;
+  const lines = [...holder.querySelectorAll(":scope > .rgrasp-cursor")];
+  while (lines.length > cursors.length) lines.pop().remove();
+  while (lines.length < cursors.length) {
+    const div = document.createElement("div");
+    div.className = "rgrasp-cursor";
+    div.style.cssText = "position:absolute;left:0;pointer-events:none;will-change:transform";
+    holder.appendChild(div);
+    lines.push(div);
+  }
+  cursors.forEach((sh, k) => {
+    const div = lines[k];
+    const line = sh.line || {};
+    const w = typeof line.width === "number" ? line.width : 2;
+    const x = cursorPixel(layout, sh);
+    div.dataset.x = String(sh.x0);
+    div.dataset.xref = sh.xref || "x";
+    const look = [w, line.dash, line.color, t, layout.height - t - b].join("|");
+    if (div.dataset.look !== look) {
+      div.dataset.look = look;
+      div.style.width = w + "px";
+      div.style.top = t + "px";
+      div.style.height = Math.max(layout.height - t - b, 0) + "px";
+      div.style.background = dashBackground(line.color || "#444", line.dash, w);
+    }
+    const shown = x !== null && w > 0;
+    const where = shown ? `translateX(${x - w / 2}px)` : "none";
+    if (div.dataset.where !== where) { // unchanged: nothing touched
+      div.dataset.where = where;
+      div.style.display = shown ? "" : "none";
+      if (shown) div.style.transform = where;
+    }
+  });
+}
+
 // Draw one state of the replay on top of the figure, as cheaply as plotly.js's public API
 // allows: the points of scatter and bar traces moved in place (Plotly.animate, no redraw),
 // the drawn layout keys that change (a title, the cursor's shapes) by Plotly.relayout, the
@@ -180,9 +281,20 @@ const IMMEDIATE = {transition: {duration: 0}, frame: {duration: 0, redraw: false
 // time.  Returns {waited: whether plotly.js waited for an animation frame itself
 // (Plotly.animate draws in the next one), text: the text keys not drawn, textDrawn: whether
 // this state's text was drawn}.  `shown` holds the trace values of the states drawn since the
-// figure was (see unchangedDropped).
-async function drawState(Plotly, gd, fr, s, textNow, shown) {
+// figure was (see unchangedDropped).  `cursors`, where the page draws the figure's cursors
+// (see pageCursors): a function given the state's cursor shapes, which are then not handed to
+// plotly.js (the other shapes are, when they change).
+async function drawState(Plotly, gd, fr, s, textNow, shown, cursors) {
   const ch = unchangedDropped(stateChanges(fr, s), shown);
+  if (cursors && "shapes" in ch.layout) {
+    const split = splitShapes(ch.layout.shapes);
+    cursors(split.cursors);
+    if (JSON.stringify(split.others) === JSON.stringify(gd.layout.shapes || [])) {
+      delete ch.layout.shapes;
+    } else {
+      ch.layout.shapes = split.others;
+    }
+  }
   const traces = [...ch.data.keys()].sort((a, b) => a - b);
   const drawn = {};
   const quiet = {};
@@ -233,8 +345,13 @@ async function render({model, el}) {
   const gd = document.createElement("div");
   gd.className = "rgrasp-figure-plot";
   gd.style.width = "100%";
+  // the figure and the cursors the page draws over it (see pageCursors)
+  const holder = document.createElement("div");
+  holder.className = "rgrasp-figure-holder";
+  holder.style.cssText = "position:relative;width:100%";
+  holder.appendChild(gd);
   el.appendChild(caption);
-  el.appendChild(gd);
+  el.appendChild(holder);
 
   let alive = true;
   let figure = null; // the whole figure last sent by the kernel (JSON)
@@ -250,6 +367,8 @@ async function render({model, el}) {
   let textAt = -Infinity; // when text was last drawn
   let textTimer = null;
   let playing = false; // whether the replay followed is playing
+  let cursors = null; // the cursor shapes the page draws (null: plotly.js draws them)
+  let listening = false; // whether the page follows the user's zooms (plotly_relayout)
 
   const loadFigure = () => {
     figure = JSON.parse(model.get("_figure") || '{"data": [], "layout": {}}');
@@ -283,6 +402,25 @@ async function render({model, el}) {
     : Object.assign({}, layout, {width: gd.clientWidth, autosize: false}));
 
   const plotlyReady = plotlyFor(model);
+  // the cursors the page draws, where the layout plotly.js holds says they are (axis ranges
+  // included: autoranged by plotly.js, or zoomed by the user)
+  const placeCursors = () => {
+    if (cursors !== null && gd.layout) drawCursors(holder, gd.layout, cursors);
+  };
+  const setCursors = (shapes) => { cursors = shapes; placeCursors(); };
+  // the layout handed to Plotly.react: the figure's at the width of its box, without the
+  // cursors when the page draws them
+  const layoutToDraw = () => {
+    const layout = sized(figure.layout);
+    if (!pageCursors(layout)) {
+      cursors = null;
+      drawCursors(holder, {}, []);
+      return layout;
+    }
+    const split = splitShapes(layout.shapes);
+    cursors = split.cursors;
+    return Object.assign({}, layout, {shapes: split.others});
+  };
   // text is drawn at once where the replay rests, else once TEXT_MS have passed
   const textTime = () => !playing || performance.now() - textAt >= TEXT_MS;
   const textDue = () => !!text && textTime();
@@ -306,7 +444,12 @@ async function render({model, el}) {
         if (reactWanted) {
           reactWanted = false;
           setCaption();
-          await Plotly.react(gd, figure.data, sized(figure.layout), CONFIG);
+          await Plotly.react(gd, figure.data, layoutToDraw(), CONFIG);
+          if (!listening && gd.on) {
+            gd.on("plotly_relayout", placeCursors);
+            listening = true;
+          }
+          placeCursors();
           shownState = -1;
           shown.clear();
           text = null;
@@ -316,8 +459,9 @@ async function render({model, el}) {
         if (resizeWanted) {
           resizeWanted = false;
           if (gd._fullLayout && gd.clientWidth > 0) {
-            if (figure.layout.width === undefined) await Plotly.relayout(gd, {width: gd.clientWidth});
-            else await Plotly.Plots.resize(gd);
+            if (figure.layout.width !== undefined) await Plotly.Plots.resize(gd);
+            else if (cursors === null && pageCursors(sized(figure.layout))) reactWanted = true;
+            else await Plotly.relayout(gd, {width: gd.clientWidth});
           }
           continue;
         }
@@ -335,7 +479,9 @@ async function render({model, el}) {
           }
           break;
         }
-        const drew = await drawState(Plotly, gd, frames, s, textTime(), shown);
+        const drew = await drawState(Plotly, gd, frames, s, textTime(), shown,
+          cursors === null ? null : setCursors);
+        placeCursors(); // where an update moved the axes
         shownState = s;
         if (drew.textDrawn) {
           text = null; // drawn with this state: an earlier one's pending text is older

@@ -8,7 +8,7 @@ import numpy as np
 
 from ...analysis import as_traces, event_positions, iteration_positions, run_labels, threshold_share
 from ...solvers._registry import method_color
-from ._base import LEGEND, esc, figure, short, spec, tr
+from ._base import LEGEND, esc, figure, short, spec, text_px, tr
 
 _MAX_COUNT_POINTS = 500
 """Points of a run's count-so-far curve at most: at a dashboard's width a step of a few pixels;
@@ -44,7 +44,8 @@ def threshold_timeline_spec(traces, x="passes", cost=None, max_marks=None):
         raise ValueError(f"x must be 'passes' or 'steps', got {x!r}")
     if max_marks is not None and int(max_marks) < 2:
         raise ValueError(f"max_marks must be >= 2 or None, got {max_marks!r}")
-    labels = [esc(lab) for lab in run_labels(traces)]  # shown by the page: text, never HTML
+    raw_labels = run_labels(traces)
+    labels = [esc(lab) for lab in raw_labels]  # shown by the page: text, never HTML
     data = []
     shares = []
     thinned = []
@@ -108,6 +109,10 @@ def threshold_timeline_spec(traces, x="passes", cost=None, max_marks=None):
                                                     for s in estimated) else "(given)"))
     sub = src if not thinned else f"{src}; " + "; ".join(thinned)
     right = 0.74 if estimated else 1.0
+    # room for the lane labels (name, counts under it) whether or not plotly.js may push the
+    # margin (a dashboard fixes it, to draw its cursor over the figure)
+    left = max(90, math.ceil(max((max(text_px(lab, 12), text_px(c, 10)) for lab, c
+                                  in zip(raw_labels, counts, strict=True)), default=0)) + 14)
     share_axes = {} if not estimated else {
         "xaxis3": {"domain": [0.8, 1], "anchor": "y3", "range": [0, 125],
                    "tickvals": [0, 50, 100], "title": {"text": "% of time (est.)"}},
@@ -117,7 +122,7 @@ def threshold_timeline_spec(traces, x="passes", cost=None, max_marks=None):
                        f"<br><sup>{short(sub, 200)}</sup>", "x": 0.02},
         height=300 + 60 * len(traces),
         autosize=True,
-        margin={"l": 90, "r": 40, "t": 70, "b": 90},
+        margin={"l": left, "r": 40, "t": 70, "b": 90},
         xaxis={"domain": [0, right], "anchor": "y", "matches": "x2", "showticklabels": False},
         yaxis={"domain": [0.45, 1], **lane_axis, "ticktext": ticktext},
         xaxis2={"domain": [0, right], "anchor": "y2", "title": {"text": axis_x}},

@@ -311,6 +311,12 @@ def test_replay_steps_send_no_figure_the_page_draws_its_frames(recorded):
     assert all(msgs == [] for msgs in sent.values())
     shapes = got_shapes(cmp_.fig_convergence)
     assert [sh["x0"] for sh in shapes if sh["name"] == "cursor"] == [cmp_.grid[7]] * 2
+    # their plot areas are fixed (nothing pushes the margins): the page can place the cursor
+    # from the layout alone and draws it itself; the figures without a cursor are as built
+    for fw in (cmp_.fig_convergence, cmp_.fig_timeline):
+        assert fw.spec["layout"]["margin"]["autoexpand"] is False
+    assert all("autoexpand" not in fw.spec["layout"]["margin"]
+               for fw in cmp_.fig_coefficients.values())
 
 
 def got_shapes(fw):

@@ -18,6 +18,7 @@ from rgrasp_viz.viz import figures as F
 from rgrasp_viz.viz.dashboards import _figure
 from rgrasp_viz.viz.dashboards._figure import Figure, Replay, encode_frames
 from rgrasp_viz.viz.dashboards._widgets import spec_patch
+from rgrasp_viz.viz.figures._base import spec as make_spec
 
 HERE = Path(_figure.__file__).parent
 JS_FILES = sorted(HERE.glob("*.js"))
@@ -168,3 +169,33 @@ def test_the_page_gets_plotly_js_from_the_kernel_as_a_buffer():
     assert content == {"kind": "plotly-js"}
     assert bytes(buffers[0]).decode() == plotly.offline.get_plotlyjs()
     assert fw._plotly_version == plotly.offline.get_plotlyjs_version()
+
+
+def test_a_small_template_is_written_into_the_layout_the_page_gets():
+    """plotly.js looks every attribute up in a template too, at every step of a replay: the
+    page gets the builders' small template's values in the layout instead, set only where the
+    figure leaves them unset, on every axis (those of the layout and those the traces name);
+    Python keeps the figure as built."""
+    spec = make_spec([{"type": "scatter", "x": [0, 1], "y": [1, 2]},
+                   {"type": "scatter", "x": [0, 1], "y": [1, 2], "xaxis": "x2", "yaxis": "y3"}],
+                  {"xaxis": {"gridcolor": "red", "title": {"text": "j"}}, "font": {"size": 11},
+                   "yaxis3": {"anchor": "x2"}})
+    fw = Figure(spec)
+    sent = json.loads(fw._figure)["layout"]
+    tpl = F.TEMPLATE["layout"]
+    assert "template" not in sent
+    assert sent["xaxis"] == {**tpl["xaxis"], "gridcolor": "red", "title": {"text": "j"}}
+    for ax in ("yaxis", "xaxis2"):  # named by the traces only: as plotly.js makes them
+        assert sent[ax] == tpl[ax[:5]]
+    assert sent["yaxis3"] == {**tpl["yaxis"], "anchor": "x2"}
+    assert sent["font"] == {"size": 11, **tpl["font"]}
+    assert {k: sent[k] for k in ("paper_bgcolor", "plot_bgcolor", "hovermode")} == {
+        k: tpl[k] for k in ("paper_bgcolor", "plot_bgcolor", "hovermode")}
+    assert fw.spec["layout"]["template"] == F.TEMPLATE and "yaxis" not in fw.spec["layout"]
+    # a template with trace defaults, or a figure with traces off the x-y plane: as it is
+    for other in ({"layout": tpl, "data": {"scatter": [{"mode": "lines"}]}},
+                  {"layout": {"xaxis2": {"showgrid": False}}}):
+        assert json.loads(Figure({**spec, "layout": {**spec["layout"], "template": other}})
+                          ._figure)["layout"]["template"] == other
+    pie = make_spec([{"type": "pie", "values": [1, 2]}], {})
+    assert "template" in json.loads(Figure(pie)._figure)["layout"]

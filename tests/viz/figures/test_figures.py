@@ -704,3 +704,21 @@ def test_core_import_does_not_load_plotly_or_widgets():
 def test_unknown_top_level_attribute_still_raises():
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         rv.nope  # noqa: B018
+
+
+def test_timeline_left_margin_holds_its_lane_labels(runs):
+    """The lane labels (a run's name, its counts under it) have room whether or not plotly.js
+    may push the margin (a dashboard fixes it, to draw its cursor over the figure)."""
+    import html
+    import re
+
+    from rgrasp_viz.viz.figures._base import text_px
+
+    for group in ([runs["svrght"]], list(runs.values()), [runs["svrgsp+"]] * 3):
+        lay = F.threshold_timeline_spec(group, cost=False)["layout"]
+        widths = []
+        for text in lay["yaxis"]["ticktext"]:
+            name, counts = re.fullmatch(r"(.*)<br><span style='font-size:10px'>(.*)</span>",
+                                        text).groups()
+            widths += [text_px(html.unescape(name), 12), text_px(counts, 10)]
+        assert lay["margin"]["l"] >= max(90, max(widths) + 10), (lay["margin"], widths)
