@@ -98,16 +98,17 @@ CURSORS_JS = """
 """
 
 
-def assert_cursors_at(page, cls, passes, n_figures=2):
-    """The first ``n_figures`` figures have their cursors drawn by the page, at ``passes``,
-    where plotly.js maps that position (within a pixel), across the plot area; no other
-    figure has one, and plotly.js draws none."""
+def assert_cursors_at(page, cls, counts, at=None):
+    """Figure ``k`` has ``counts[k]`` cursors drawn by the page (at ``at``, when given), where
+    plotly.js maps their position (within a pixel), across the plot area; plotly.js draws
+    none."""
     got = page.evaluate(CURSORS_JS, cls)
+    assert [len(fig["lines"]) for fig in got] == counts, got
     for k, fig in enumerate(got):
         assert fig["plotlyCursors"] == 0, (k, fig)
-        assert len(fig["lines"]) == (2 if k < n_figures else 0), (k, fig)
         for line in fig["lines"]:
-            assert line["shown"] and line["x"] == pytest.approx(passes, rel=5e-3), (k, line)
+            assert line["shown"], (k, line)
+            assert at is None or line["x"] == pytest.approx(at, rel=5e-3), (k, line)
             assert abs(line["drawn"] - line["plotly"]) <= 1.0, (k, line)
             assert abs(line["top"] - line["plotTop"]) <= 1.0, (k, line)
             assert abs(line["bottom"] - line["plotBottom"]) <= 1.0, (k, line)
@@ -236,14 +237,14 @@ def test_compare_keeps_every_figure_through_an_m_change_a_wait_and_play(voila_wi
     # the cursors of convergence and timeline: drawn by the page where the replay rests, on
     # plotly.js's axes; after a zoom (a relayout of the axis range) they follow the axis
     passes = float(root.locator(".rgrasp-replay-readout").first.inner_text().split()[0])
-    before = assert_cursors_at(page, cls, passes)
+    before = assert_cursors_at(page, cls, [2, 2, 0, 0, 0], passes)
     page.evaluate(
         "async ([cls, x]) => { const P = await globalThis.__rgraspPlotly;"
         " const gd = document.querySelector('.' + cls).querySelector('.js-plotly-plot');"
         " const r = gd.layout.xaxis.range;"
         " await P.relayout(gd, {'xaxis.range': [r[0], x + 0.5 * (r[1] - x)]}); }",
         [cls, passes])
-    zoomed = assert_cursors_at(page, cls, passes)
+    zoomed = assert_cursors_at(page, cls, [2, 2, 0, 0, 0], passes)
     assert zoomed[0]["lines"][0]["drawn"] > before[0]["lines"][0]["drawn"] + 1
     # the kernel heard where the replay stopped: the live counts moved from position 0
     page.wait_for_function(
@@ -276,6 +277,12 @@ def test_player_plays_stops_and_seeks_in_the_page(voila_widgets, page, tmp_path)
     rng.focus()
     rng.press("End")
     wait_figures_at(page, cls, last)
+    # the support raster's cursor, drawn by the page, on the last outer iteration
+    ((line,),) = [f["lines"] for f in assert_cursors_at(page, cls, [0, 0, 1]) if f["lines"]]
+    iterations = page.evaluate(
+        "(cls) => document.querySelector('.' + cls).querySelectorAll('.js-plotly-plot')[2]"
+        ".layout.xaxis.range[1] - 0.5", cls)
+    assert line["x"] == pytest.approx(iterations)
     title = drawn(page, cls)["figures"][0]["title"]
     assert "hard thresholdings so far" in title
     root.locator(".rgrasp-replay-prev").first.click()

@@ -24,6 +24,7 @@ from ._widgets import (
     check_reference,
     esc,
     figure_widget,
+    fixed_plot_area,
     play_frames,
     replay_control,
     spec_patch,
@@ -209,11 +210,8 @@ class Comparison(Dashboard):
                                                        max_marks=MAX_MARKS),
                  "coefficients": coef}
         for key in ("convergence", "timeline"):
-            lay = specs[key]["layout"]
-            lay["shapes"] = _cursor(0.0)
-            # the plot area as given, nothing pushes the margins: the page draws the cursor
-            # over the figure itself (moving a shape would recompute the whole figure)
-            lay["margin"] = {**lay["margin"], "autoexpand": False}
+            specs[key]["layout"]["shapes"] = _cursor(0.0)
+            fixed_plot_area(specs[key])  # the page draws the cursor
         return {"params": params, "results": results, "reference": ref, "fstar": fstar,
                 "shares": shares, "frames": frames, "grid": grid, "ymax": ymax,
                 "specs": specs}

@@ -18,6 +18,7 @@ from ._widgets import (
     check_options,
     esc,
     figure_widget,
+    fixed_plot_area,
     play_frames,
     replay_control,
     spec_patch,
@@ -75,8 +76,8 @@ class Player(Dashboard):
         t, step = self.frames[start]
         self._ymax = F.coefficient_range(self.trace)  # the |x| axis stays put
         self.fig_coefficients = figure_widget(self._coefficients(start))
-        raster = F.support_raster_spec(self.trace, max_rows=max_rows,
-                                       cursor=frame_iteration(self.trace, t, step))
+        raster = fixed_plot_area(F.support_raster_spec(  # the page draws the cursor
+            self.trace, max_rows=max_rows, cursor=frame_iteration(self.trace, t, step)))
         self.fig_support = figure_widget(raster)
         self.fig_progress = figure_widget(F.progress_spec(self.trace, t, step))
         # every frame computed once here; the page steps them while playing

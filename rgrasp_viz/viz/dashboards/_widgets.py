@@ -59,6 +59,17 @@ def play_frames(fw, replay, make, key=None):
     fw.set_frames(encode_frames(replay.max + 1, make, key=key), replay)
 
 
+def fixed_plot_area(spec):
+    """``spec`` with its plot area fixed: the margins as the builder gave them, pushed by
+    nothing (``layout.margin.autoexpand`` false).  The page then knows where a replay's
+    cursor (a shape named ``"cursor"``) goes from the layout alone, and draws it over the
+    figure itself rather than have plotly.js compute the figure again at every position.
+    The builders size the margins of the figures with a cursor to hold their labels."""
+    layout = spec["layout"]
+    layout["margin"] = {**layout.get("margin", {}), "autoexpand": False}
+    return spec
+
+
 PLAY_INTERVAL = 40
 """Milliseconds per position of a playing replay (25 positions per second when the page keeps
 up; it skips positions rather than fall behind)."""

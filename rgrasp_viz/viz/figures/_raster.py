@@ -10,7 +10,7 @@ import numpy as np
 
 from ...analysis import as_trace, raster_matrix, raster_rows, support_changes
 from ...solvers import run_label
-from ._base import LEGEND_TOP, esc, figure, spec, tr
+from ._base import LEGEND_TOP, esc, figure, spec, text_px, tr
 
 RASTER_CATEGORIES = (
     (0, "not involved", "#FFFFFF"),
@@ -38,6 +38,9 @@ LABEL_CHARS = 24
 """Longest row label drawn, in characters; a longer feature name is cut in the middle with
 an ellipsis (its start and end are kept, where names usually differ).  Hovering shows the
 whole name."""
+
+_COLORBAR_PAD = 10
+"""Pixels between the plot area and the colour bar's scale, and after its labels."""
 
 MAX_ROWS = 60
 """Rows shown by default: the true support, then the coordinates that were in play, up to
@@ -226,7 +229,7 @@ def support_raster_spec(trace, max_rows=MAX_ROWS, cursor=None):
         ygap=1 if len(rows) <= 80 else 0,
         colorbar={"tickvals": [v for v, _, _ in RASTER_CATEGORIES],
                   "ticktext": [lab for _, lab, _ in RASTER_CATEGORIES], "len": 0.9,
-                  "thickness": 12},
+                  "thickness": 12, "x": 1.0, "xanchor": "left", "xpad": _COLORBAR_PAD},
         hovertemplate="coordinate %{y}<br>iteration %{x}<br>category %{z}<extra></extra>",
         meta={"role": "raster", "method": trace.method, "coords": rows.tolist()})]
     label_of = {int(j): lab for j, lab in zip(rows, labels, strict=True)}
@@ -256,11 +259,17 @@ def support_raster_spec(trace, max_rows=MAX_ROWS, cursor=None):
     note = f"; {hidden} more coordinates not shown" if hidden else ""
     height = max(320, 160 + ROW_PX * len(rows))
     tickvals, ticktext, step = row_ticks(labels, height - 160) if labels else ([], [], 1)
+    # room for the row labels and the colour bar whether or not plotly.js may push the
+    # margins (a dashboard fixes them, to draw its cursor over the figure)
+    left = max(60, math.ceil(max((text_px(html.unescape(t), TICK_FONT_PX) for t in ticktext),
+                                 default=0)) + 36)
+    right = math.ceil(2 * _COLORBAR_PAD + 12 + 6 + max(text_px(lab, 12) for _, lab, _
+                                                       in RASTER_CATEGORIES))
     return spec(data, dict(
         title={"text": f"Support of {esc(run_label(trace))} — true support (★) on "
                        f"top<br><sup>{len(rows)} coordinates{note}</sup>", "x": 0.02},
         height=height,
-        margin={"l": 60, "r": 20, "t": 70, "b": 90},
+        margin={"l": left, "r": right, "t": 70, "b": 90},
         xaxis={"title": {"text": "outer iteration t"}, "range": [-0.5, len(trace) - 0.5]},
         # rows are categories, in this order, whatever their labels look like ("120");
         # every row is labelled (explicit ticks: plotly.js would skip labels on a crowded
