@@ -12,12 +12,16 @@ are computed once in Python (:func:`encode_frames`: the arrays that change as bi
 buffers, the few other values that change as JSON), shipped once, and stepped by the page --
 each tick updates only the traces and layout entries that change: points of scatter and bar
 traces on axes with a range of their own are moved in place (``Plotly.animate`` without a
-redraw), a cursor's shapes are relaid out, a title is redrawn at most twice a second while
-the replay plays and at once where it rests, anything else goes through ``Plotly.update``.  A
-figure without a width of its own is given its box's width (plotly.js would otherwise measure
-the page at every frame).  The kernel hears the
-position only where the replay stopped; the figures then apply the same frame to the figure
-Python holds (without sending it back), so page and Python agree.
+redraw), a title is redrawn at most twice a second while the replay plays and at once where
+it rests, anything else goes through ``Plotly.update``.  A replay's cursor (a vertical line
+shape named ``"cursor"``) on a figure whose plot area is fixed (``margin.autoexpand`` false,
+see :func:`~rgrasp_viz.viz.dashboards._widgets.fixed_plot_area`) is drawn by the page over
+the figure, placed from the layout alone; elsewhere its shapes are relaid out.  A figure
+without a width of its own is given its box's width (plotly.js would otherwise measure the
+page at every frame), and a small layout-only template is written into the layout the page
+gets (:func:`_template_inlined`).  The kernel hears the position only where the replay
+stopped; the figures then apply the same frame to the figure Python holds (without sending it
+back), so page and Python agree.
 """
 
 from __future__ import annotations
