@@ -357,7 +357,7 @@ class Figure(anywidget.AnyWidget):
     -----
     The page marks the drawing element with ``data-rgrasp-frame`` (the replay position
     shown), ``data-rgrasp-text`` (``"stale"`` while a playing replay's title still shows an
-    earlier position), ``data-rgrasp-draws`` and ``data-rgrasp-height``.
+    earlier position) and ``data-rgrasp-draws``.
     """
 
     _esm = _HERE / "figure.js"

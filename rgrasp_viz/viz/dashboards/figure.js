@@ -369,6 +369,7 @@ async function render({model, el}) {
   let playing = false; // whether the replay followed is playing
   let cursors = null; // the cursor shapes the page draws (null: plotly.js draws them)
   let listening = false; // whether the page follows the user's zooms (plotly_relayout)
+  let reacted = false; // whether plotly.js has drawn the figure (a resize needs a drawing)
 
   const loadFigure = () => {
     figure = JSON.parse(model.get("_figure") || '{"data": [], "layout": {}}');
@@ -393,7 +394,6 @@ async function render({model, el}) {
     gd.dataset.rgraspText = text ? "stale" : "current";
     gd.dataset.rgraspFrame = String(wanted);
     gd.dataset.rgraspDraws = String(Number(gd.dataset.rgraspDraws || 0) + 1);
-    if (gd._fullLayout) gd.dataset.rgraspHeight = String(gd._fullLayout.height);
   };
 
   // a figure without a width of its own is drawn at the width of its box, given to plotly.js
@@ -445,6 +445,7 @@ async function render({model, el}) {
           reactWanted = false;
           setCaption();
           await Plotly.react(gd, figure.data, layoutToDraw(), CONFIG);
+          reacted = true;
           if (!listening && gd.on) {
             gd.on("plotly_relayout", placeCursors);
             listening = true;
@@ -458,7 +459,7 @@ async function render({model, el}) {
         }
         if (resizeWanted) {
           resizeWanted = false;
-          if (gd._fullLayout && gd.clientWidth > 0) {
+          if (reacted && gd.clientWidth > 0) {
             if (figure.layout.width !== undefined) await Plotly.Plots.resize(gd);
             else if (cursors === null && pageCursors(sized(figure.layout))) reactWanted = true;
             else await Plotly.relayout(gd, {width: gd.clientWidth});

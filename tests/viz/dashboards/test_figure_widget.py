@@ -49,7 +49,8 @@ def test_javascript_uses_only_plotlys_public_api(path):
     calls = set(__import__("re").findall(r"Plotly\.([A-Za-z_.]+)\(", text))
     assert calls <= {"react", "update", "restyle", "relayout", "animate", "purge",
                      "Plots.resize"}, calls
-    assert "_fullData" not in text and "_doPlot" not in text
+    # nor does it read plotly.js's private state (a figure's computed layout and data)
+    assert "_full" not in text and "_doPlot" not in text
 
 
 def test_no_private_name_of_plotly_or_ipywidgets_is_imported():
