@@ -368,7 +368,6 @@ async function render({model, el}) {
   let textTimer = null;
   let playing = false; // whether the replay followed is playing
   let cursors = null; // the cursor shapes the page draws (null: plotly.js draws them)
-  let listening = false; // whether the page follows the user's zooms (plotly_relayout)
   let reacted = false; // whether plotly.js has drawn the figure (a resize needs a drawing)
 
   const loadFigure = () => {
@@ -407,7 +406,7 @@ async function render({model, el}) {
   const placeCursors = () => {
     if (cursors !== null && gd.layout) drawCursors(holder, gd.layout, cursors);
   };
-  const setCursors = (shapes) => { cursors = shapes; placeCursors(); };
+  const setCursors = (shapes) => { cursors = shapes; }; // placed once the state is drawn
   // the layout handed to Plotly.react: the figure's at the width of its box, without the
   // cursors when the page draws them
   const layoutToDraw = () => {
@@ -445,11 +444,9 @@ async function render({model, el}) {
           reactWanted = false;
           setCaption();
           await Plotly.react(gd, figure.data, layoutToDraw(), CONFIG);
+          // from the first drawing on, the page follows the user's zooms
+          if (!reacted) gd.on("plotly_relayout", placeCursors);
           reacted = true;
-          if (!listening && gd.on) {
-            gd.on("plotly_relayout", placeCursors);
-            listening = true;
-          }
           placeCursors();
           shownState = -1;
           shown.clear();
@@ -482,7 +479,7 @@ async function render({model, el}) {
         }
         const drew = await drawState(Plotly, gd, frames, s, textTime(), shown,
           cursors === null ? null : setCursors);
-        placeCursors(); // where an update moved the axes
+        placeCursors(); // where the state put them, on the axes as they are now
         shownState = s;
         if (drew.textDrawn) {
           text = null; // drawn with this state: an earlier one's pending text is older
