@@ -389,7 +389,9 @@ def _notebook(code: str) -> dict:
 # -- a replay playing in the page -------------------------------------------------------------
 
 # Frames drawn while a replay plays: sampled at every animation frame of the page, a frame
-# counts when the plotted data of any figure changed; category axes must stay categories.
+# counts when what any figure shows changed -- plotly.js's data or shapes, the cursors the page
+# draws, or the replay position drawn (figure.js marks it once the page has drawn it, on its
+# canvas too: see marks.js); category axes must stay categories.
 PLAYBACK_JS = """
 async ([rootClass, seconds]) => {
   const root = document.querySelector('.' + rootClass);
@@ -400,9 +402,11 @@ async ([rootClass, seconds]) => {
       if (isFinite(v)) s += v * (k + 1);
     }
     return n + ':' + s; };
+  const cursors = (gd) => [...gd.parentElement.querySelectorAll('.rgrasp-cursor')]
+    .map((c) => c.style.transform).join(',');
   const print = () => gds.map((gd) => (gd.data || []).map((t) => num(t.x) + '/' + num(t.y)
-    + '/' + (t.z ? t.z.length : 0)).join('|') + JSON.stringify((gd.layout || {}).shapes || []))
-    .join('#');
+    + '/' + (t.z ? t.z.length : 0)).join('|') + JSON.stringify((gd.layout || {}).shapes || [])
+    + cursors(gd) + '@' + gd.dataset.rgraspFrame).join('#');
   const categorical = () => gds.map((gd) => gd._fullLayout && gd._fullLayout.yaxis
     ? gd._fullLayout.yaxis.type : null);
   const start = categorical();

@@ -754,7 +754,7 @@ def test_update_messages_keep_the_raster_a_category_axis(browser):
     from rgrasp_viz.viz.dashboards._figure import Figure, _plotly_js_version
     from rgrasp_viz.viz.dashboards._widgets import update_figure
 
-    esm = (Path(rv.__file__).parent / "viz" / "dashboards" / "figure.js").read_text()
+    esm = str(Figure._esm)  # the module the page gets
 
     def js(obj):
         def plain(o):

@@ -9,9 +9,11 @@ duration: speed is measured by ``benchmarks/bench_playback.py``.
 
 from __future__ import annotations
 
+import io
 import json
 import time
 
+import numpy as np
 import pytest
 from browser_pages import (
     REDRAW_TIMEOUT,
@@ -26,6 +28,7 @@ from browser_pages import (
     status,
     visible_errors,
 )
+from PIL import Image
 
 # fixtures (browser, page, voila on the app): tests/browser/conftest.py
 
@@ -113,6 +116,86 @@ def assert_cursors_at(page, cls, counts, at=None):
             assert abs(line["top"] - line["plotTop"]) <= 1.0, (k, line)
             assert abs(line["bottom"] - line["plotBottom"]) <= 1.0, (k, line)
     return got
+
+
+# Who draws each figure's traces (data-rgrasp-marks: "page" while a replay moves, see
+# marks.js), whether its canvas is shown and how many of its pixels it inked, how many traces
+# plotly.js holds hidden (one missing point), and the replay position and title state drawn.
+MARKS_JS = """
+(cls) => [...document.querySelector('.' + cls).querySelectorAll('.rgrasp-figure-holder')]
+  .map((h) => {
+    const gd = h.querySelector('.js-plotly-plot');
+    const c = h.querySelector('canvas.rgrasp-figure-marks');
+    const shown = !!c && c.style.display !== 'none' && c.width > 0;
+    let inked = 0;
+    if (shown) {
+      const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      for (let i = 3; i < px.length; i += 4) if (px[i] > 0) inked += 1;
+    }
+    const hidden = (gd.data || []).filter((t) => t.y && t.y.length === 1 && t.y[0] === null);
+    return {marks: gd.dataset.rgraspMarks, canvas: shown, inked, hidden: hidden.length,
+            traces: (gd.data || []).length, frame: Number(gd.dataset.rgraspFrame),
+            text: gd.dataset.rgraspText};
+  })
+"""
+
+
+def marks(page, cls):
+    return page.evaluate(MARKS_JS, cls)
+
+
+def assert_drawn_by(page, cls, who):
+    """Figure ``k``'s traces are drawn by ``who[k]``: ``"page"`` (its canvas shown and inked,
+    every trace plotly.js holds hidden) or ``"plotly"`` (no canvas, nothing hidden)."""
+    got = marks(page, cls)
+    assert [f["marks"] for f in got] == who, got
+    for k, f in enumerate(got):
+        if who[k] == "page":
+            assert f["canvas"] and f["inked"] > 200 and f["hidden"] == f["traces"], (k, f)
+        else:
+            assert not f["canvas"] and f["hidden"] == 0, (k, f)
+    return got
+
+
+def wait_drawn_by(page, cls, who, figures=None, timeout=REDRAW_TIMEOUT):
+    """Until the figures ``figures`` (indices; default all) are drawn by ``who`` at the
+    replay control's position, their titles included."""
+    page.wait_for_function(
+        f"([cls, who, figs]) => {{ const c = document.querySelector('.' + cls + ' .rgrasp-replay');"
+        f" const m = ({MARKS_JS})(cls); return (figs || m.map((_, k) => k)).every((k) =>"
+        " m[k].marks === who && m[k].frame === Number(c.dataset.rgraspIndex)"
+        " && m[k].text === 'current'); }", arg=[cls, who, figures], timeout=timeout,
+        polling=50)
+
+
+def pixels(locator):
+    """What the page shows of an element, as an RGB array."""
+    return np.asarray(Image.open(io.BytesIO(locator.screenshot())).convert("RGB")).astype(int)
+
+
+def ink(a):
+    return int((a.min(axis=2) < 200).sum())
+
+
+def assert_same_drawing(a, b, what):
+    """Two drawings of a figure agree: nothing but anti-aliased edges differ (under 1 % of
+    the inked pixels by more than 64 of 255, under 0.2 % by more than 128)."""
+    assert a.shape == b.shape, what
+    d = np.abs(a - b).max(axis=2)
+    n = max(ink(a), ink(b))
+    assert n > 1000, f"{what}: {n} inked pixels"
+    assert (d > 64).sum() <= 0.01 * n and (d > 128).sum() <= 0.002 * n, (
+        f"{what}: {(d > 64).sum()} pixels differ by > 64, {(d > 128).sum()} by > 128, "
+        f"of {n} inked")
+
+
+def drag_slider(page, root, fraction):
+    """Press the replay's slider and drag it to ``fraction`` of its length (held)."""
+    box = root.locator(".rgrasp-replay-range").first.bounding_box()
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(box["x"] + box["width"] * 0.02, y)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * fraction, y, steps=8)
 
 
 @pytest.fixture(scope="module")
@@ -223,6 +306,11 @@ def test_compare_keeps_every_figure_through_an_m_change_a_wait_and_play(voila_wi
     play_pause(root)
     wait_replay_moves(page, cls, 0)
     assert_every_figure_drawn(page, cls, "playing", n=5)
+    # while it plays, the page draws the coefficient figures' traces (marks.js)
+    page.wait_for_function(f"(cls) => ({MARKS_JS})(cls).slice(2).every((f) => f.marks === 'page')",
+                           arg=cls, timeout=REDRAW_TIMEOUT, polling=50)
+    if drawn(page, cls)["playing"]:
+        assert_drawn_by(page, cls, ["plotly", "plotly", "page", "page", "page"])
     # play on until a method is past its start (its coefficients drawn), so that the counts
     # where the replay stops differ from position 0's
     start = [f["points"] for f in first["figures"][2:]]
@@ -234,6 +322,8 @@ def test_compare_keeps_every_figure_through_an_m_change_a_wait_and_play(voila_wi
     assert not stopped["playing"] and stopped["index"] > 0
     wait_figures_at(page, cls, stopped["index"])
     assert_every_figure_drawn(page, cls, "after play", n=5)
+    wait_drawn_by(page, cls, "plotly")  # where it rests, plotly.js draws every trace again
+    assert_drawn_by(page, cls, ["plotly"] * 5)
     # the cursors of convergence and timeline: drawn by the page where the replay rests, on
     # plotly.js's axes; after a zoom (a relayout of the axis range) they follow the axis
     passes = float(root.locator(".rgrasp-replay-readout").first.inner_text().split()[0])
@@ -256,15 +346,70 @@ def test_compare_keeps_every_figure_through_an_m_change_a_wait_and_play(voila_wi
         visible_errors(page), page.page_errors)
 
 
+def test_a_moving_replays_traces_are_drawn_by_the_page_as_plotly_js_draws_them(
+        voila_widgets, page, tmp_path):
+    """compare's replay slider held by the pointer: the page draws the coefficient figures'
+    traces, pixel for pixel as plotly.js draws the same position once the slider is let go;
+    also after a zoom and a trace hidden from the legend while it is held."""
+    cls = ROOT_CLASS["compare_m"]
+    root = open_dashboard(page, voila_widgets, "compare_m")
+    holders = root.locator(".rgrasp-figure-holder")
+    coef = [2, 3, 4]
+    drag_slider(page, root, 0.4)
+    wait_drawn_by(page, cls, "page", coef)
+    at = drawn(page, cls)["index"]
+    assert at > 0 and drawn(page, cls)["figures"][2]["frame"] == at
+    assert_drawn_by(page, cls, ["plotly", "plotly", "page", "page", "page"])
+    by_page = [pixels(holders.nth(k)) for k in coef]
+    page.mouse.up()
+    wait_drawn_by(page, cls, "plotly")
+    assert drawn(page, cls)["index"] == at
+    assert_drawn_by(page, cls, ["plotly"] * 5)
+    by_plotly = [pixels(holders.nth(k)) for k in coef]
+    for k, a, b in zip(coef, by_page, by_plotly, strict=True):
+        assert_same_drawing(a, b, f"figure {k} at position {at}")
+    Image.fromarray(np.vstack(by_page).astype(np.uint8)).save(tmp_path / "marks-by-page.png")
+    Image.fromarray(np.vstack(by_plotly).astype(np.uint8)).save(tmp_path / "marks-by-plotly.png")
+    # another position draws other marks: the comparison sees a difference
+    drag_slider(page, root, 0.9)
+    wait_drawn_by(page, cls, "page", coef)
+    assert drawn(page, cls)["index"] > at
+    d = np.abs(pixels(holders.nth(3)) - by_plotly[1]).max(axis=2)
+    assert (d > 128).sum() > 0.02 * ink(by_plotly[1])
+    # held: zoom into the second method's coordinates and hide its heads from the legend
+    # (plotly.js's public calls, as its own zoom and legend make them)
+    page.evaluate(
+        "async (cls) => { const P = await globalThis.__rgraspPlotly;"
+        " const gd = document.querySelector('.' + cls).querySelectorAll('.js-plotly-plot')[3];"
+        " await P.relayout(gd, {'xaxis.range': [150, 650]});"
+        " await P.restyle(gd, {visible: 'legendonly'}, [1]); }", cls)
+    wait_drawn_by(page, cls, "page", coef)
+    page.wait_for_timeout(300)  # the redraw the restyle asked for
+    zoomed_page = pixels(holders.nth(3))
+    page.mouse.up()
+    wait_drawn_by(page, cls, "plotly")
+    zoomed_plotly = pixels(holders.nth(3))
+    assert_same_drawing(zoomed_page, zoomed_plotly, "zoomed, heads hidden")
+    assert page.evaluate(
+        "(cls) => document.querySelector('.' + cls).querySelectorAll('.js-plotly-plot')[3]"
+        ".data[1].visible", cls) == "legendonly"
+    assert visible_errors(page) == [] and page.page_errors == [], (
+        visible_errors(page), page.page_errors)
+
+
 def test_player_plays_stops_and_seeks_in_the_page(voila_widgets, page, tmp_path):
     cls = ROOT_CLASS["player"]
     root = open_dashboard(page, voila_widgets, "player")
     assert_every_figure_drawn(page, cls, "first render", n=3)
     assert drawn(page, cls)["index"] == 0
-    # play, then stop: the figures move, then rest where the control rests
+    # play, then stop: the figures move (the coefficients drawn by the page), then rest where
+    # the control rests (drawn by plotly.js)
     play_pause(root)
     wait_replay_moves(page, cls, 0)
+    page.wait_for_function(f"(cls) => ({MARKS_JS})(cls)[0].marks === 'page'", arg=cls,
+                           timeout=REDRAW_TIMEOUT, polling=50)
     play_pause(root)
+    wait_drawn_by(page, cls, "plotly")
     here = drawn(page, cls)["index"]
     wait_figures_at(page, cls, here)
     got = assert_every_figure_drawn(page, cls, "stopped", n=3)

@@ -288,7 +288,7 @@ class Comparison(Dashboard):
         lay["height"] = 270
         lay["margin"] = {**lay["margin"], "t": 50, "b": 40 if mth != self.methods[0] else 80}
         lay["showlegend"] = mth == self.methods[0]
-        return spec
+        return fixed_plot_area(spec)  # the page draws the moving replay's traces
 
     def _state(self, method, pos):
         frames, fpos = self._frames[method]

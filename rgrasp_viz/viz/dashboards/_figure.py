@@ -3,8 +3,9 @@
 :class:`Figure` shows a plotly figure given as a builder's spec (``{"data": [...],
 "layout": {...}}``, or anything with ``to_plotly_json()``).  The whole figure travels as JSON
 (:func:`plotly.io.to_json`) and the page draws it with ``Plotly.react``: the result is the
-same as a fresh render of the figure Python holds.  Its JavaScript is ``figure.js``, next to
-this file; it uses plotly.js's public API only, and plotly.js is the copy plotly.py ships
+same as a fresh render of the figure Python holds.  Its JavaScript is ``figure.js`` (the view)
+and ``marks.js`` (what the page draws over a figure), next to this file; it uses plotly.js's
+public API only, and plotly.js is the copy plotly.py ships
 (:func:`plotly.offline.get_plotlyjs`), fetched from the kernel once per page.
 
 A replay (:class:`Replay`, ``replay.js``) is played by the page: the frames of every figure
@@ -13,10 +14,13 @@ buffers, the few other values that change as JSON), shipped once, and stepped by
 each tick updates only the traces and layout entries that change: points of scatter and bar
 traces on axes with a range of their own are moved in place (``Plotly.animate`` without a
 redraw), a title is redrawn at most twice a second while the replay plays and at once where
-it rests, anything else goes through ``Plotly.update``.  A replay's cursor (a vertical line
-shape named ``"cursor"``) on a figure whose plot area is fixed (``margin.autoexpand`` false,
-see :func:`~rgrasp_viz.viz.dashboards._widgets.fixed_plot_area`) is drawn by the page over
-the figure, placed from the layout alone; elsewhere its shapes are relaid out.  A figure
+it rests, anything else goes through ``Plotly.update``.  On a figure whose plot area is fixed
+(``margin.autoexpand`` false, see :func:`~rgrasp_viz.viz.dashboards._widgets.fixed_plot_area`)
+and whose axes have ranges of their own, the page draws over the figure, placed from the
+layout alone, a replay's cursor (a vertical line shape named ``"cursor"``; elsewhere its shapes
+are relaid out), and, while the replay moves (plays, or its slider is dragged), the scatter
+traces it changes, on a canvas, with plotly.js's symbol paths and dash lengths; where the
+replay rests, plotly.js draws them again (hover works there).  A figure
 without a width of its own is given its box's width (plotly.js would otherwise measure the
 page at every frame), and a small layout-only template is written into the layout the page
 gets (:func:`_template_inlined`).  The kernel hears the position only where the replay
@@ -49,6 +53,13 @@ BINARY_KEYS = frozenset({"x", "y", "customdata"})
 """Trace keys whose per-frame values travel as binary buffers when they are 1-d numbers:
 int32 when every value is an integer (coordinates), else float32 (what a screen can show;
 the figure Python holds keeps float64), float64 when float32 cannot hold a value."""
+
+
+def _module(*names):
+    """One ES module from the JavaScript files ``names`` next to this file, in order: each but
+    the last declares functions and constants only (no ``import`` or ``export``) for those
+    after it; the last exports the widget's view."""
+    return "\n".join((_HERE / name).read_text(encoding="utf-8") for name in names)
 
 
 @functools.lru_cache(maxsize=1)
@@ -360,7 +371,7 @@ class Figure(anywidget.AnyWidget):
     earlier position) and ``data-rgrasp-draws``.
     """
 
-    _esm = _HERE / "figure.js"
+    _esm = _module("marks.js", "figure.js")
     _figure = traitlets.Unicode("").tag(sync=True)
     _frames = traitlets.Dict().tag(sync=True)
     _frame = traitlets.Int(-1).tag(sync=True)

@@ -130,7 +130,7 @@ class Player(Dashboard):
         title = title.replace("</sup>", "")
         spec["layout"]["title"] = {**spec["layout"]["title"],
                                    "text": f"{self._status(i)}<br><sup>{title}</sup>"}
-        return spec
+        return fixed_plot_area(spec)  # the page draws the moving replay's traces
 
     def _update_label(self, i):
         self.label.value = self._status(i)

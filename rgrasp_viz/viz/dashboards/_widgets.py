@@ -61,10 +61,11 @@ def play_frames(fw, replay, make, key=None):
 
 def fixed_plot_area(spec):
     """``spec`` with its plot area fixed: the margins as the builder gave them, pushed by
-    nothing (``layout.margin.autoexpand`` false).  The page then knows where a replay's
-    cursor (a shape named ``"cursor"``) goes from the layout alone, and draws it over the
-    figure itself rather than have plotly.js compute the figure again at every position.
-    The builders size the margins of the figures with a cursor to hold their labels."""
+    nothing (``layout.margin.autoexpand`` false).  On axes with ranges of their own, the page
+    then knows where a value is drawn from the layout alone, and draws a replay's cursor (a
+    shape named ``"cursor"``), and the scatter traces of a moving replay, over the figure
+    itself rather than have plotly.js compute the whole figure again at every position.  The
+    builders size the margins of such figures to hold their labels."""
     layout = spec["layout"]
     layout["margin"] = {**layout.get("margin", {}), "autoexpand": False}
     return spec

@@ -3,9 +3,10 @@
 // A figure is drawn with plotly.js's public API only: Plotly.react for a whole figure sent by
 // the kernel; for the frames of a replay, which the page holds in binary buffers and steps
 // itself, Plotly.animate (points moved in place) and Plotly.relayout, or Plotly.update; and
-// Plotly.Plots.resize when the width of the cell changes.  A replay's cursor, on a figure whose
-// plot area is fixed, is a line the page draws over the figure (see pageCursors).  plotly.js is
-// the copy plotly.py ships, fetched from the kernel once per page and shared by every figure.
+// Plotly.Plots.resize when the width of the cell changes.  On a figure whose plot area is
+// fixed, a replay's cursor, and the scatter traces a replay changes while it moves, are drawn
+// by the page over the figure (marks.js: pageCursors, drawMarks).  plotly.js is the copy
+// plotly.py ships, fetched from the kernel once per page and shared by every figure.
 
 const CONFIG = {displaylogo: false, responsive: false};
 const EVENT = "rgrasp-replay";
@@ -136,6 +137,19 @@ function unchangedDropped(ch, shown) {
   return ch;
 }
 
+// `base` (a trace) with the values of `flat` ({dotted path: value}) set, in a copy of each
+// object on their paths (`base` is not changed).
+function withValues(base, flat) {
+  const out = Object.assign({}, base);
+  for (const [path, value] of Object.entries(flat)) {
+    const keys = path.split(".");
+    let o = out;
+    for (const k of keys.slice(0, -1)) o = (o[k] = Object.assign({}, o[k]));
+    o[keys[keys.length - 1]] = value;
+  }
+  return out;
+}
+
 function nest(flat) { // {"marker.symbol": v} -> {marker: {symbol: v}}
   const out = {};
   for (const [path, value] of Object.entries(flat)) {
@@ -172,106 +186,6 @@ function heldAxes(gd, trace) {
 const IMMEDIATE = {transition: {duration: 0}, frame: {duration: 0, redraw: false},
   mode: "immediate"};
 
-// -- cursors the page draws ------------------------------------------------------------------
-//
-// A replay's cursor is a shape named "cursor": a vertical line across the plot area (yref
-// "paper", x0 = x1, on an x axis).  plotly.js's public API moves a shape only by
-// Plotly.relayout, which computes the whole figure's defaults again, at every position.  Where
-// the plot area is fixed -- layout.margin.autoexpand false (plotly.js keeps the margins as
-// given: nothing pushes them) and a height and width of its own -- where an x value is drawn
-// follows from the layout alone, and the page draws the cursors itself, as lines over the
-// figure that move without plotly.js.
-
-const isCursor = (sh) => !!sh && sh.name === "cursor" && sh.type === "line" &&
-  sh.yref === "paper" && typeof sh.x0 === "number" && sh.x0 === sh.x1 &&
-  /^x[0-9]*$/.test(sh.xref || "x");
-
-// Whether the page draws the cursors of `layout` (as given to Plotly.react) itself.
-function pageCursors(layout) {
-  return (layout.shapes || []).some(isCursor) && !!layout.margin &&
-    layout.margin.autoexpand === false && typeof layout.width === "number" &&
-    typeof layout.height === "number";
-}
-
-// `shapes` split into the cursors and the others.
-function splitShapes(shapes) {
-  const cursors = [];
-  const others = [];
-  for (const sh of shapes || []) (isCursor(sh) ? cursors : others).push(sh);
-  return {cursors, others};
-}
-
-// Where the cursor `sh` is drawn, in pixels from the figure's left edge (null: outside its
-// axis's range, or on an axis whose range the layout does not say), by the formula plotly.js
-// documents for a fixed plot area: margins as given, the axis's domain a fraction of the
-// width between them, its range mapped linearly (in log10 units on a "log" axis).
-function cursorPixel(layout, sh) {
-  const m = layout.margin || {};
-  const num = (v, d) => (typeof v === "number" ? v : d);
-  const l = num(m.l, 80);
-  const r = num(m.r, 80);
-  const ref = sh.xref || "x";
-  const ax = layout["xaxis" + ref.slice(1)] || {};
-  const range = ax.range;
-  const dom = Array.isArray(ax.domain) ? ax.domain : [0, 1];
-  if (!Array.isArray(range) || range.length !== 2 || ax.overlaying ||
-      !(ax.type === undefined || ax.type === "linear" || ax.type === "log")) return null;
-  const v = ax.type === "log" ? Math.log10(sh.x0) : sh.x0;
-  const f = (v - range[0]) / (range[1] - range[0]);
-  if (!(f >= 0 && f <= 1)) return null;
-  return l + (layout.width - l - r) * (dom[0] + (dom[1] - dom[0]) * f);
-}
-
-// The CSS background of a line `w` pixels wide drawn with plotly.js's `dash` ("dot": dashes
-// and gaps of max(w, 3) px; "dash": three times that; "longdash": five times).
-function dashBackground(color, dash, w) {
-  const d = Math.max(w, 3);
-  const on = {dot: d, dash: 3 * d, longdash: 5 * d}[dash];
-  if (!on) return color;
-  return `repeating-linear-gradient(to bottom, ${color} 0 ${on}px, transparent ${on}px ` +
-    `${2 * on}px)`;
-}
-
-// Draw `cursors` (shapes) as lines in `holder`, over the figure whose layout is `layout`.  A
-// line's look is set when it changes; a move is a transform (the compositor's work).
-function drawCursors(holder, layout, cursors) {
-  const m = layout.margin || {};
-  const t = typeof m.t === "number" ? m.t : 100;
-  const b = typeof m.b === "number" ? m.b : 80;
-  const lines = [...holder.querySelectorAll(":scope > .rgrasp-cursor")];
-  while (lines.length > cursors.length) lines.pop().remove();
-  while (lines.length < cursors.length) {
-    const div = document.createElement("div");
-    div.className = "rgrasp-cursor";
-    div.style.cssText = "position:absolute;left:0;pointer-events:none;will-change:transform";
-    holder.appendChild(div);
-    lines.push(div);
-  }
-  cursors.forEach((sh, k) => {
-    const div = lines[k];
-    const line = sh.line || {};
-    const w = typeof line.width === "number" ? line.width : 2;
-    const x = cursorPixel(layout, sh);
-    div.dataset.x = String(sh.x0);
-    div.dataset.xref = sh.xref || "x";
-    const look = [w, line.dash, line.color, t, layout.height - t - b].join("|");
-    if (div.dataset.look !== look) {
-      div.dataset.look = look;
-      div.style.width = w + "px";
-      div.style.top = t + "px";
-      div.style.height = Math.max(layout.height - t - b, 0) + "px";
-      div.style.background = dashBackground(line.color || "#444", line.dash, w);
-    }
-    const shown = x !== null && w > 0;
-    const where = shown ? `translateX(${x - w / 2}px)` : "none";
-    if (div.dataset.where !== where) { // unchanged: nothing touched
-      div.dataset.where = where;
-      div.style.display = shown ? "" : "none";
-      if (shown) div.style.transform = where;
-    }
-  });
-}
-
 // Draw one state of the replay on top of the figure, as cheaply as plotly.js's public API
 // allows: the points of scatter and bar traces moved in place (Plotly.animate, no redraw),
 // the drawn layout keys that change (a title, the cursor's shapes) by Plotly.relayout, the
@@ -280,12 +194,13 @@ function drawCursors(holder, layout, cursors) {
 // anyway (one call, not two); else they are returned, for the caller to draw when it is
 // time.  Returns {waited: whether plotly.js waited for an animation frame itself
 // (Plotly.animate draws in the next one), text: the text keys not drawn, textDrawn: whether
-// this state's text was drawn}.  `shown` holds the trace values of the states drawn since the
-// figure was (see unchangedDropped).  `cursors`, where the page draws the figure's cursors
-// (see pageCursors): a function given the state's cursor shapes, which are then not handed to
-// plotly.js (the other shapes are, when they change).
-async function drawState(Plotly, gd, fr, s, textNow, shown, cursors) {
-  const ch = unchangedDropped(stateChanges(fr, s), shown);
+// this state's text was drawn}.  `changes`: the state's changes (stateChanges).  `shown` holds
+// the trace values of the states drawn since the figure was (see unchangedDropped).
+// `cursors`, where the page draws the figure's cursors (see pageCursors): a function given
+// the state's cursor shapes, which are then not handed to plotly.js (the other shapes are,
+// when they change).
+async function drawState(Plotly, gd, changes, textNow, shown, cursors) {
+  const ch = unchangedDropped(changes, shown);
   if (cursors && "shapes" in ch.layout) {
     const split = splitShapes(ch.layout.shapes);
     cursors(split.cursors);
@@ -345,11 +260,15 @@ async function render({model, el}) {
   const gd = document.createElement("div");
   gd.className = "rgrasp-figure-plot";
   gd.style.width = "100%";
-  // the figure and the cursors the page draws over it (see pageCursors)
+  // the figure, and what the page draws over it: the traces of a moving replay (a canvas,
+  // see drawMarks), then the cursors (see pageCursors)
   const holder = document.createElement("div");
   holder.className = "rgrasp-figure-holder";
   holder.style.cssText = "position:relative;width:100%";
-  holder.appendChild(gd);
+  const canvas = document.createElement("canvas");
+  canvas.className = "rgrasp-figure-marks";
+  canvas.style.cssText = "position:absolute;left:0;top:0;pointer-events:none;display:none";
+  holder.append(gd, canvas);
   el.appendChild(caption);
   el.appendChild(holder);
 
@@ -366,9 +285,19 @@ async function render({model, el}) {
   let text = null; // text keys of the state shown, not drawn yet
   let textAt = -Infinity; // when text was last drawn
   let textTimer = null;
-  let playing = false; // whether the replay followed is playing
+  let moving = false; // whether the replay followed moves (plays, or its slider is dragged)
   let cursors = null; // the cursor shapes the page draws (null: plotly.js draws them)
   let reacted = false; // whether plotly.js has drawn the figure (a resize needs a drawing)
+  // While the replay moves, the page draws the scatter traces its frames change (see
+  // drawMarks), and every trace after the first of them (in plotly.js's order: what plotly.js
+  // draws over them, the page does), and plotly.js's copies of these traces are hidden; where
+  // it rests, plotly.js draws them again.  `layer`: {first, traces} -- that first trace and
+  // the indices of those the page draws; false where the page cannot draw them; null: not
+  // planned yet (planned at the first move after a drawing).
+  let layer = null;
+  let layerOn = false; // plotly.js's copies hidden, the canvas shows the traces
+  let layerLost = false; // the canvas could not follow a change of the axes (zoom)
+  let marks = null; // the traces the canvas shows
 
   const loadFigure = () => {
     figure = JSON.parse(model.get("_figure") || '{"data": [], "layout": {}}');
@@ -380,6 +309,7 @@ async function render({model, el}) {
   const loadFrames = () => {
     frames = decodeFrames(model.get("_frames"));
     shownState = -1;
+    layer = null;
     reactWanted = true; // back to the base figure, then the wanted frame on top
   };
   const setCaption = () => {
@@ -389,8 +319,11 @@ async function render({model, el}) {
   };
   const mark = () => {
     // data-rgrasp-frame: the replay position drawn; data-rgrasp-text: "stale" while its title
-    // still shows an earlier position (a playing replay redraws text every TEXT_MS)
+    // still shows an earlier position (a moving replay redraws text every TEXT_MS);
+    // data-rgrasp-marks: who draws the traces the replay changes ("page" while it moves, see
+    // drawMarks; else "plotly")
     gd.dataset.rgraspText = text ? "stale" : "current";
+    gd.dataset.rgraspMarks = layerOn ? "page" : "plotly";
     gd.dataset.rgraspFrame = String(wanted);
     gd.dataset.rgraspDraws = String(Number(gd.dataset.rgraspDraws || 0) + 1);
   };
@@ -410,7 +343,7 @@ async function render({model, el}) {
   // the layout handed to Plotly.react: the figure's at the width of its box, without the
   // cursors when the page draws them
   const layoutToDraw = () => {
-    const layout = sized(figure.layout);
+    const layout = sized(structuredClone(figure.layout));
     if (!pageCursors(layout)) {
       cursors = null;
       drawCursors(holder, {}, []);
@@ -420,8 +353,76 @@ async function render({model, el}) {
     cursors = split.cursors;
     return Object.assign({}, layout, {shapes: split.others});
   };
+  // -- the traces the page draws while the replay moves --
+  const planLayer = () => {
+    if (!frames || !frames.traces.length || !fixedArea(gd.layout) || coveredArea(gd.layout)) {
+      return false;
+    }
+    const first = Math.min(...frames.traces);
+    const traces = [];
+    for (let t = first; t < figure.data.length; t++) {
+      if (!drawable(figure.data[t])) return false;
+      traces.push(t);
+    }
+    return {first, traces};
+  };
+  // the traces the page draws at the state whose changes are `ch` (null: one it cannot draw),
+  // shown or hidden as the user left them in plotly.js (a click on the legend)
+  const layerTraces = (ch) => {
+    const out = [];
+    for (let t = layer.first; t < figure.data.length; t++) {
+      let tr = ch.data.has(t) ? withValues(figure.data[t], ch.data.get(t)) : figure.data[t];
+      const visible = (gd.data[t] || {}).visible;
+      if (visible !== tr.visible) tr = withValues(tr, {visible});
+      if (!drawable(tr)) return null;
+      out.push(tr);
+    }
+    return out;
+  };
+  const showMarks = (traces) => {
+    const ok = drawMarks(canvas, gd.layout, traces);
+    canvas.style.display = ok ? "" : "none";
+    marks = ok ? traces : null;
+    return ok;
+  };
+  // the axes changed (a zoom, a resize): the canvas follows them, or hands back to plotly.js
+  const placeMarks = () => {
+    if (layerOn && marks !== null && !showMarks(marks)) {
+      layerLost = true;
+      pump();
+    }
+  };
+  // plotly.js's copies of the traces the page draws hidden (the canvas shows them already):
+  // one missing point each.  (Moved to no points at all, every trace of a plotly.js 4 figure
+  // would lose its drawing at the next Plotly.animate: one not animated too.)
+  const handOver = async (Plotly) => {
+    const t = layer.traces;
+    await Plotly.animate(gd, {data: t.map(() => ({x: [null], y: [null]})), traces: t},
+      IMMEDIATE);
+    for (const i of t) {
+      shown.set(i + "|x", [null]);
+      shown.set(i + "|y", [null]);
+    }
+    layerOn = true;
+  };
+  // the changes `ch` of a state plotly.js draws after the page did: every trace the page drew
+  // gets its points back (the figure's, where the state does not change them)
+  const handBack = (ch) => {
+    for (const t of layer.traces) {
+      const keys = ch.data.get(t) || {};
+      for (const p of ["x", "y"]) if (!(p in keys)) keys[p] = figure.data[t][p];
+      ch.data.set(t, keys);
+    }
+  };
+  const hideMarks = () => {
+    layerOn = false;
+    layerLost = false;
+    marks = null;
+    canvas.style.display = "none";
+  };
+
   // text is drawn at once where the replay rests, else once TEXT_MS have passed
-  const textTime = () => !playing || performance.now() - textAt >= TEXT_MS;
+  const textTime = () => !moving || performance.now() - textAt >= TEXT_MS;
   const textDue = () => !!text && textTime();
   const drawText = async () => {
     const Plotly = await plotlyReady;
@@ -443,10 +444,25 @@ async function render({model, el}) {
         if (reactWanted) {
           reactWanted = false;
           setCaption();
-          await Plotly.react(gd, figure.data, layoutToDraw(), CONFIG);
+          // plotly.js gets copies: it writes into what it draws, and `figure` stays the
+          // figure the kernel sent (a state's values are set on it, see layerTraces)
+          await Plotly.react(gd, structuredClone(figure.data), layoutToDraw(), CONFIG);
           // from the first drawing on, the page follows the user's zooms
-          if (!reacted) gd.on("plotly_relayout", placeCursors);
+          if (!reacted) {
+            gd.on("plotly_relayout", () => {
+              placeCursors();
+              placeMarks();
+            });
+            // a trace shown or hidden (the legend): the page draws the state again
+            gd.on("plotly_restyle", () => {
+              if (!layerOn) return;
+              shownState = -1;
+              pump();
+            });
+          }
           reacted = true;
+          hideMarks();
+          layer = null;
           placeCursors();
           shownState = -1;
           shown.clear();
@@ -469,6 +485,12 @@ async function render({model, el}) {
         }
         const ok = frames && wanted >= 0 && wanted < frames.n;
         const s = ok ? frames.index[wanted] : -1;
+        if (layerOn && s < 0) { // no position: the whole figure, drawn by plotly.js
+          reactWanted = true;
+          continue;
+        }
+        const back = layerOn && (!moving || layerLost);
+        if (back) shownState = -1; // the replay rests: plotly.js draws the traces again
         if (s < 0 || s === shownState) {
           if (ok && gd.dataset.rgraspFrame !== String(wanted)) gd.dataset.rgraspFrame = String(wanted);
           if (text && textTimer === null) { // its turn comes: draw it then
@@ -477,8 +499,23 @@ async function render({model, el}) {
           }
           break;
         }
-        const drew = await drawState(Plotly, gd, frames, s, textTime(), shown,
+        const ch = stateChanges(frames, s);
+        if (moving && !back) {
+          if (layer === null) layer = planLayer();
+          const traces = layer ? layerTraces(ch) : null;
+          if (traces && showMarks(traces)) {
+            if (!layerOn) await handOver(Plotly);
+            for (const t of layer.traces) ch.data.delete(t); // drawn by the page
+          } else if (layerOn) {
+            shownState = -1;
+            layerLost = true;
+            continue;
+          }
+        }
+        if (back) handBack(ch);
+        const drew = await drawState(Plotly, gd, ch, textTime(), shown,
           cursors === null ? null : setCursors);
+        if (back) hideMarks(); // plotly.js has drawn the traces
         placeCursors(); // where the state put them, on the axes as they are now
         shownState = s;
         if (drew.textDrawn) {
@@ -501,7 +538,7 @@ async function render({model, el}) {
     const d = ev.detail || {};
     if (!d.key || d.key !== model.get("_replay")) return;
     wanted = d.index;
-    playing = d.playing === true;
+    moving = d.moving === true;
     pump();
   };
   const onFigure = () => { loadFigure(); pump(); };

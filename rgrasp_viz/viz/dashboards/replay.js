@@ -2,8 +2,9 @@
 //
 // Play / pause, one step back or forward, and a slider over the replay's positions.  While it
 // plays, the page keeps time (requestAnimationFrame: position = elapsed / interval) and tells
-// the figures of the replay where it is, and whether it plays, with a page event; the kernel
-// hears the position only when the replay stops (pause, end, a step, the slider let go).
+// the figures of the replay where it is, and whether it moves (plays, or its slider is
+// dragged), with a page event; the kernel hears the position only when the replay stops
+// (pause, end, a step, the slider let go).
 
 const EVENT = "rgrasp-replay";
 
@@ -51,6 +52,7 @@ function render({model, el}) {
   let raf = null;
   let t0 = 0;
   let start = 0;
+  let dragging = false; // the slider held by the pointer
 
   const max = () => model.get("max");
   const show = () => {
@@ -69,7 +71,7 @@ function render({model, el}) {
     registry()[model.get("key")] = index;
     show();
     globalThis.dispatchEvent(new CustomEvent(EVENT,
-      {detail: {key: model.get("key"), index, playing: raf !== null}}));
+      {detail: {key: model.get("key"), index, moving: raf !== null || dragging}}));
   };
   const commit = () => { // the kernel hears where the replay stopped
     if (model.get("value") !== index) {
@@ -104,11 +106,22 @@ function render({model, el}) {
   play.addEventListener("click", () => (raf === null ? begin() : stop()));
   prev.addEventListener("click", () => { stop(); publish(index - 1); commit(); });
   next.addEventListener("click", () => { stop(); publish(index + 1); commit(); });
+  range.addEventListener("pointerdown", () => { dragging = true; });
   range.addEventListener("input", () => {
     if (raf !== null) { cancelAnimationFrame(raf); raf = null; }
     publish(Number(range.value));
   });
-  range.addEventListener("change", commit);
+  const letGo = () => {
+    if (!dragging) return;
+    dragging = false;
+    publish(index); // the figures hear that the replay rests here
+  };
+  range.addEventListener("pointerup", letGo);
+  range.addEventListener("pointercancel", letGo);
+  range.addEventListener("change", () => {
+    letGo();
+    commit();
+  });
 
   const onValue = () => { // set by the kernel (Python): show it, unless playing
     if (raf === null && model.get("value") !== index) publish(model.get("value"));

@@ -312,11 +312,16 @@ def test_replay_steps_send_no_figure_the_page_draws_its_frames(recorded):
     shapes = got_shapes(cmp_.fig_convergence)
     assert [sh["x0"] for sh in shapes if sh["name"] == "cursor"] == [cmp_.grid[7]] * 2
     # their plot areas are fixed (nothing pushes the margins): the page can place the cursor
-    # from the layout alone and draws it itself; the figures without a cursor are as built
-    for fw in (cmp_.fig_convergence, cmp_.fig_timeline):
+    # from the layout alone and draws it itself; so are the coefficient figures' (the page
+    # draws their traces while the replay moves), on axes with ranges of their own; the
+    # static figures are as built
+    for fw in (cmp_.fig_convergence, cmp_.fig_timeline, *cmp_.fig_coefficients.values(),
+               pl.fig_coefficients):
         assert fw.spec["layout"]["margin"]["autoexpand"] is False
-    assert all("autoexpand" not in fw.spec["layout"]["margin"]
-               for fw in cmp_.fig_coefficients.values())
+    for fw in (*cmp_.fig_coefficients.values(), pl.fig_coefficients):
+        lay = fw.spec["layout"]
+        assert len(lay["xaxis"]["range"]) == len(lay["yaxis"]["range"]) == 2
+    assert "autoexpand" not in pl.fig_progress.spec["layout"].get("margin", {})
 
 
 def got_shapes(fw):

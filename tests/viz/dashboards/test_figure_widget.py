@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -25,20 +26,37 @@ JS_FILES = sorted(HERE.glob("*.js"))
 
 
 def test_the_widgets_javascript_lives_in_js_files_next_to_them():
-    assert {p.name for p in JS_FILES} >= {"figure.js", "replay.js"}
+    assert {p.name for p in JS_FILES} >= {"figure.js", "marks.js", "replay.js"}
     src = Path(_figure.__file__).read_text()
-    assert '_esm = _HERE / "figure.js"' in src and '_esm = _HERE / "replay.js"' in src
-    # anywidget reads the file: what the page gets is the file's text
-    assert str(Figure._esm) == (HERE / "figure.js").read_text()
+    assert '_esm = _module("marks.js", "figure.js")' in src
+    assert '_esm = _HERE / "replay.js"' in src
+    # what the page gets is the files' text: the figure's module is marks.js, then figure.js
+    assert str(Figure._esm) == "\n".join((HERE / n).read_text() for n in ("marks.js", "figure.js"))
     assert str(Replay._esm) == (HERE / "replay.js").read_text()
+
+
+def _node():
+    node = shutil.which("node") or "/usr/bin/node"
+    if not Path(node).exists():
+        pytest.skip("node is not installed")
+    return node
 
 
 @pytest.mark.parametrize("path", JS_FILES, ids=lambda p: p.name)
 def test_javascript_parses(path):
-    node = shutil.which("node") or "/usr/bin/node"
-    if not Path(node).exists():
-        pytest.skip("node is not installed")
-    got = subprocess.run([node, "--check", str(path)], capture_output=True, text=True,
+    got = subprocess.run([_node(), "--check", str(path)], capture_output=True, text=True,
+                         timeout=60)
+    assert got.returncode == 0, got.stderr
+
+
+def test_the_figure_module_the_page_gets_parses_as_one_es_module(tmp_path):
+    """marks.js declares for figure.js: no import or export of its own, and no name both
+    declare (a second declaration would be a syntax error of the module)."""
+    marks = (HERE / "marks.js").read_text()
+    assert not re.search(r"^\s*(import|export)\b", marks, re.MULTILINE)
+    module = tmp_path / "figure-module.mjs"
+    module.write_text(str(Figure._esm))
+    got = subprocess.run([_node(), "--check", str(module)], capture_output=True, text=True,
                          timeout=60)
     assert got.returncode == 0, got.stderr
 
@@ -46,7 +64,7 @@ def test_javascript_parses(path):
 @pytest.mark.parametrize("path", JS_FILES, ids=lambda p: p.name)
 def test_javascript_uses_only_plotlys_public_api(path):
     text = path.read_text()
-    calls = set(__import__("re").findall(r"Plotly\.([A-Za-z_.]+)\(", text))
+    calls = set(re.findall(r"Plotly\.([A-Za-z_.]+)\(", text))
     assert calls <= {"react", "update", "restyle", "relayout", "animate", "purge",
                      "Plots.resize"}, calls
     # nor does it read plotly.js's private state (a figure's computed layout and data)
