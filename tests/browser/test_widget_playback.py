@@ -120,7 +120,8 @@ def assert_cursors_at(page, cls, counts, at=None):
 
 # Who draws each figure's traces (data-rgrasp-marks: "page" while a replay moves, see
 # marks.js), whether its canvas is shown and how many of its pixels it inked, how many traces
-# plotly.js holds hidden (one missing point), and the replay position and title state drawn.
+# plotly.js holds hidden (one point, not a number), the replay position and title state drawn,
+# and the names its legend lists.
 MARKS_JS = """
 (cls) => [...document.querySelector('.' + cls).querySelectorAll('.rgrasp-figure-holder')]
   .map((h) => {
@@ -132,10 +133,12 @@ MARKS_JS = """
       const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
       for (let i = 3; i < px.length; i += 4) if (px[i] > 0) inked += 1;
     }
-    const hidden = (gd.data || []).filter((t) => t.y && t.y.length === 1 && t.y[0] === null);
+    const hidden = (gd.data || []).filter((t) => t.y && t.y.length === 1
+      && Number.isNaN(t.y[0]));
     return {marks: gd.dataset.rgraspMarks, canvas: shown, inked, hidden: hidden.length,
             traces: (gd.data || []).length, frame: Number(gd.dataset.rgraspFrame),
-            text: gd.dataset.rgraspText};
+            text: gd.dataset.rgraspText,
+            legend: [...gd.querySelectorAll('.legend .traces')].map((e) => e.textContent)};
   })
 """
 
@@ -355,6 +358,11 @@ def test_a_moving_replays_traces_are_drawn_by_the_page_as_plotly_js_draws_them(
     root = open_dashboard(page, voila_widgets, "compare_m")
     holders = root.locator(".rgrasp-figure-holder")
     coef = [2, 3, 4]
+    # the first method's legend (drawn once, for the whole replay) lists every kind of mark,
+    # also those with no point at the start (x^0 = 0 keeps nothing; SVRGHT has no Z)
+    legend = marks(page, cls)[2]["legend"]
+    assert len(legend) == 4 and any(n.startswith("kept by") for n in legend), legend
+    assert any(n.startswith("Z:") for n in legend), legend
     drag_slider(page, root, 0.4)
     wait_drawn_by(page, cls, "page", coef)
     at = drawn(page, cls)["index"]
@@ -393,6 +401,7 @@ def test_a_moving_replays_traces_are_drawn_by_the_page_as_plotly_js_draws_them(
     assert page.evaluate(
         "(cls) => document.querySelector('.' + cls).querySelectorAll('.js-plotly-plot')[3]"
         ".data[1].visible", cls) == "legendonly"
+    assert marks(page, cls)[2]["legend"] == legend
     assert visible_errors(page) == [] and page.page_errors == [], (
         visible_errors(page), page.page_errors)
 

@@ -25,6 +25,7 @@ from ._widgets import (
     esc,
     figure_widget,
     fixed_plot_area,
+    legend_lists_every_trace,
     play_frames,
     replay_control,
     spec_patch,
@@ -288,7 +289,8 @@ class Comparison(Dashboard):
         lay["height"] = 270
         lay["margin"] = {**lay["margin"], "t": 50, "b": 40 if mth != self.methods[0] else 80}
         lay["showlegend"] = mth == self.methods[0]
-        return fixed_plot_area(spec)  # the page draws the moving replay's traces
+        # the legend, drawn once, lists the marks of every figure at every position
+        return fixed_plot_area(legend_lists_every_trace(spec))
 
     def _state(self, method, pos):
         frames, fpos = self._frames[method]

@@ -146,13 +146,15 @@ def _flatten(obj, prefix=""):
 
 
 def _numbers(v):
-    """``v`` as a 1-d float64 array when it is a 1-d array of numbers, else None."""
+    """``v`` as a 1-d float64 array when it is a 1-d array of numbers, else None.  A missing
+    value (None) is NaN: plotly.js draws neither."""
     if isinstance(v, np.ndarray):
         a = v
     elif isinstance(v, (list, tuple)) and all(
-            isinstance(e, (int, float, np.integer, np.floating)) and not isinstance(e, bool)
+            e is None or (isinstance(e, (int, float, np.integer, np.floating))
+                          and not isinstance(e, bool))
             for e in v):
-        a = np.asarray(v)
+        a = np.asarray([np.nan if e is None else e for e in v], dtype=np.float64)
     else:
         return None
     if a.ndim != 1 or a.dtype.kind not in "iuf":

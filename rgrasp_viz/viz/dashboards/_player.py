@@ -19,6 +19,7 @@ from ._widgets import (
     esc,
     figure_widget,
     fixed_plot_area,
+    legend_lists_every_trace,
     play_frames,
     replay_control,
     spec_patch,
@@ -130,7 +131,8 @@ class Player(Dashboard):
         title = title.replace("</sup>", "")
         spec["layout"]["title"] = {**spec["layout"]["title"],
                                    "text": f"{self._status(i)}<br><sup>{title}</sup>"}
-        return fixed_plot_area(spec)  # the page draws the moving replay's traces
+        # the page draws the moving replay's traces; the legend, drawn once, lists them all
+        return fixed_plot_area(legend_lists_every_trace(spec))
 
     def _update_label(self, i):
         self.label.value = self._status(i)

@@ -71,6 +71,18 @@ def fixed_plot_area(spec):
     return spec
 
 
+def legend_lists_every_trace(spec):
+    """``spec`` with one missing point (``x = y = [None]``, drawn as nothing) in each scatter
+    trace that has no points.  plotly.js leaves a trace without points out of the legend, and
+    a replay's legend is drawn once, for every position: a trace empty where the replay starts
+    (the heads of ``x^0 = 0``) would never be listed."""
+    for tr in spec["data"]:
+        if tr.get("type", "scatter") == "scatter" and all(
+                tr.get(k) is not None and len(tr[k]) == 0 for k in ("x", "y")):
+            tr["x"], tr["y"] = [None], [None]
+    return spec
+
+
 PLAY_INTERVAL = 40
 """Milliseconds per position of a playing replay (25 positions per second when the page keeps
 up; it skips positions rather than fall behind)."""

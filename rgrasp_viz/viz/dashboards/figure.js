@@ -393,15 +393,16 @@ async function render({model, el}) {
     }
   };
   // plotly.js's copies of the traces the page draws hidden (the canvas shows them already):
-  // one missing point each.  (Moved to no points at all, every trace of a plotly.js 4 figure
-  // would lose its drawing at the next Plotly.animate: one not animated too.)
+  // one point that is not a number each.  (Moved to no points at all, every trace of a
+  // plotly.js 4 figure would lose its drawing at the next Plotly.animate: one not animated
+  // too.)
   const handOver = async (Plotly) => {
     const t = layer.traces;
-    await Plotly.animate(gd, {data: t.map(() => ({x: [null], y: [null]})), traces: t},
+    await Plotly.animate(gd, {data: t.map(() => ({x: [NaN], y: [NaN]})), traces: t},
       IMMEDIATE);
     for (const i of t) {
-      shown.set(i + "|x", [null]);
-      shown.set(i + "|y", [null]);
+      shown.set(i + "|x", [NaN]);
+      shown.set(i + "|y", [NaN]);
     }
     layerOn = true;
   };

@@ -22,6 +22,7 @@ from rgrasp_viz.viz import dashboards as D
 from rgrasp_viz.viz import figures as F
 from rgrasp_viz.viz.dashboards import _controls as C
 from rgrasp_viz.viz.dashboards._figure import Figure, Replay
+from rgrasp_viz.viz.dashboards._widgets import legend_lists_every_trace
 
 SMALL = {"n": 200, "d": 300, "seed": 1, "noise": 0.01}
 ROOT = Path(__file__).resolve().parents[3]
@@ -322,6 +323,28 @@ def test_replay_steps_send_no_figure_the_page_draws_its_frames(recorded):
         lay = fw.spec["layout"]
         assert len(lay["xaxis"]["range"]) == len(lay["yaxis"]["range"]) == 2
     assert "autoexpand" not in pl.fig_progress.spec["layout"].get("margin", {})
+
+
+def test_a_replays_legend_lists_the_traces_empty_where_it_starts():
+    """plotly.js leaves a trace without points out of the legend, drawn once per replay: the
+    coefficient figures give such a trace one missing point (x^0 = 0 keeps nothing; SVRGHT
+    chooses no Z), drawn as nothing."""
+    cmp_ = rv.compare(rv.make_regression(n=120, d=200, s_star=4, random_state=3),
+                      methods=["svrght", "svrgsp+"], s=5, J=240, max_iter=4, cost=1e-6)
+    first = cmp_.fig_coefficients["svrght"].spec
+    assert cmp_.slider.value == 0 and first["layout"]["showlegend"] is True
+    roles = {tr["meta"]["role"]: tr for tr in first["data"]}
+    for role in ("stems", "heads", "Z"):
+        assert list(roles[role]["x"]) == [None] and list(roles[role]["y"]) == [None], role
+    assert len(roles["x_true"]["x"]) == 4  # a trace with points is as built
+    cmp_.slider.value = cmp_.slider.max
+    heads = cmp_.fig_coefficients["svrgsp+"].spec["data"][1]
+    assert len(heads["x"]) == 5 and None not in list(heads["x"])
+    assert list(cmp_.fig_coefficients["svrght"].spec["data"][3]["x"]) == [None]  # no Z, ever
+    spec = {"data": [{"type": "scatter", "x": [], "y": []}, {"type": "bar", "x": [], "y": []},
+                     {"x": [1], "y": [2]}], "layout": {}}
+    got = legend_lists_every_trace(spec)["data"]
+    assert got[0]["x"] == [None] and got[1]["x"] == [] and got[2]["x"] == [1]
 
 
 def got_shapes(fw):

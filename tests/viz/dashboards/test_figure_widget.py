@@ -1,6 +1,6 @@
 """The dashboards' figure widget and replay control (``_figure.py``, ``figure.js``,
-``replay.js``): the JavaScript parses, the frames a page steps through decode to what the
-figure builders make, and nothing private of plotly or ipywidgets is used."""
+``marks.js``, ``replay.js``): the JavaScript parses, the frames a page steps through decode to
+what the figure builders make, and nothing private of plotly or ipywidgets is used."""
 
 from __future__ import annotations
 
@@ -157,6 +157,21 @@ def test_frames_keep_only_what_changes_and_share_equal_states():
     assert np.frombuffer(arr["offsets"], "<i4").tolist() == [0, 2, 4, 6]
     with pytest.raises(ValueError, match="at least one position"):
         encode_frames(0, make)
+
+
+def test_a_missing_value_travels_in_the_binary_buffers_as_not_a_number():
+    """A trace with one missing point (how a replay's legend lists a trace empty at its start)
+    still travels as binary numbers: None is NaN, which plotly.js draws as nothing too."""
+    def make(i):
+        x = [None] if i == 0 else list(range(i))
+        return {"data": {0: {"type": "scatter", "x": x, "y": [None] if i == 0 else [1.5] * i}}}
+
+    fr = encode_frames(3, make)
+    arrays = {a["path"]: a for a in fr.payload["arrays"]}
+    assert set(arrays) == {"x", "y"} and json.loads(fr.payload["json"])[0]["data"] == {}
+    x = np.frombuffer(arrays["x"]["values"], "<" + arrays["x"]["dtype"])
+    assert np.isnan(x[0]) and x[1:].tolist() == [0, 0, 1]
+    assert fr.states[0]["data"][0]["x"] == [None]  # Python's figure keeps what it was given
 
 
 def test_a_figure_follows_its_replay_in_python_without_sending_the_figure():
