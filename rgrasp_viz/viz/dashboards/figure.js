@@ -473,6 +473,7 @@ async function render({model, el}) {
         }
         if (resizeWanted) {
           resizeWanted = false;
+          if (!layerOn) layer = null; // planned again on the new size (a first width)
           if (reacted && gd.clientWidth > 0) {
             if (figure.layout.width !== undefined) await Plotly.Plots.resize(gd);
             else if (cursors === null && pageCursors(sized(figure.layout))) reactWanted = true;

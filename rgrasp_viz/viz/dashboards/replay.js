@@ -106,18 +106,23 @@ function render({model, el}) {
   play.addEventListener("click", () => (raf === null ? begin() : stop()));
   prev.addEventListener("click", () => { stop(); publish(index - 1); commit(); });
   next.addEventListener("click", () => { stop(); publish(index + 1); commit(); });
-  range.addEventListener("pointerdown", () => { dragging = true; });
-  range.addEventListener("input", () => {
-    if (raf !== null) { cancelAnimationFrame(raf); raf = null; }
-    publish(Number(range.value));
-  });
   const letGo = () => {
+    globalThis.removeEventListener("pointerup", letGo);
+    globalThis.removeEventListener("pointercancel", letGo);
     if (!dragging) return;
     dragging = false;
     publish(index); // the figures hear that the replay rests here
   };
-  range.addEventListener("pointerup", letGo);
-  range.addEventListener("pointercancel", letGo);
+  // the slider is let go wherever the pointer is then (off the slider too)
+  range.addEventListener("pointerdown", () => {
+    dragging = true;
+    globalThis.addEventListener("pointerup", letGo);
+    globalThis.addEventListener("pointercancel", letGo);
+  });
+  range.addEventListener("input", () => {
+    if (raf !== null) { cancelAnimationFrame(raf); raf = null; }
+    publish(Number(range.value));
+  });
   range.addEventListener("change", () => {
     letGo();
     commit();
@@ -136,6 +141,8 @@ function render({model, el}) {
   return () => {
     if (raf !== null) cancelAnimationFrame(raf);
     raf = null;
+    globalThis.removeEventListener("pointerup", letGo);
+    globalThis.removeEventListener("pointercancel", letGo);
     model.off("change:value", onValue);
     model.off("change:max", onMax);
     model.off("change:readouts", show);
