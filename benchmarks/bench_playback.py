@@ -263,7 +263,8 @@ STATE_JS = """
   const root = document.querySelector('.' + rootClass);
   if (!root) return null;
   const key = (KEY_JS);
-  const gds = [...root.querySelectorAll('.js-plotly-plot')];
+  // every figure of the dashboard, drawn by plotly.js yet or not
+  const gds = [...root.querySelectorAll('.rgrasp-figure-plot')];
   const status = root.querySelector('.rgrasp-status');
   return {
     figures: gds.length,

@@ -252,7 +252,7 @@ def open_dashboard(page, server, name):
         page.wait_for_function(
             "(cls) => { const r = document.querySelector('.' + cls);"
             " if (!r || !r.querySelector('.rgrasp-replay')) return false;"
-            " const g = [...r.querySelectorAll('.js-plotly-plot')];"
+            " const g = [...r.querySelectorAll('.rgrasp-figure-plot')];"
             " return g.length > 0 && g.every((gd) => (gd.data || []).length > 0"
             " && gd.dataset.rgraspFrame !== undefined); }",
             arg=cls, timeout=RENDER_TIMEOUT, polling=250)

@@ -247,6 +247,32 @@ async function drawState(Plotly, gd, changes, textNow, shown, cursors) {
 
 const nextPaint = () => new Promise((r) => requestAnimationFrame(() => r()));
 
+// After the page has painted (the task after an animation frame's), or after 100 ms where it
+// does not paint (a hidden tab).
+const afterPaint = () => new Promise((resolve) => {
+  let done = false;
+  const go = () => {
+    if (!done) {
+      done = true;
+      resolve();
+    }
+  };
+  requestAnimationFrame(() => setTimeout(go, 0));
+  setTimeout(go, 100);
+});
+
+// Run `draw` (a whole figure's drawing) once the previous one, of any figure of the page, has
+// been painted.  A kernel's change often redraws several figures (a slider of rv.explore:
+// three), each Plotly.react tens of ms of the page's one thread: drawn back to back, the first
+// would reach the screen only once the last was computed.  The dashboards send first the
+// figure a learner watches.
+function inTurn(draw) {
+  const g = globalThis;
+  const run = (g.__rgraspDrawTurn || Promise.resolve()).then(draw);
+  g.__rgraspDrawTurn = run.catch(() => {}).then(afterPaint);
+  return run;
+}
+
 // -- the view ----------------------------------------------------------------------------------
 
 async function render({model, el}) {
@@ -443,11 +469,13 @@ async function render({model, el}) {
       const Plotly = await plotlyReady;
       while (alive) {
         if (reactWanted) {
-          reactWanted = false;
-          setCaption();
-          // plotly.js gets copies: it writes into what it draws, and `figure` stays the
-          // figure the kernel sent (a state's values are set on it, see layerTraces)
-          await Plotly.react(gd, structuredClone(figure.data), layoutToDraw(), CONFIG);
+          await inTurn(async () => {
+            reactWanted = false; // a figure sent while this one waited its turn is drawn now
+            setCaption();
+            // plotly.js gets copies: it writes into what it draws, and `figure` stays the
+            // figure the kernel sent (a state's values are set on it, see layerTraces)
+            await Plotly.react(gd, structuredClone(figure.data), layoutToDraw(), CONFIG);
+          });
           // from the first drawing on, the page follows the user's zooms
           if (!reacted) {
             gd.on("plotly_relayout", () => {
