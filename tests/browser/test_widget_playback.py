@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -404,6 +405,87 @@ def test_a_moving_replays_traces_are_drawn_by_the_page_as_plotly_js_draws_them(
     assert marks(page, cls)[2]["legend"] == legend
     assert visible_errors(page) == [] and page.page_errors == [], (
         visible_errors(page), page.page_errors)
+
+
+# Three figure widgets in a bare page, each with a stand-in model (what anywidget gives the
+# module); once drawn, the kernel sends all three a new figure in one task.  Records each
+# Plotly.react's start and end as the count of animation frames the page has begun (a paint
+# follows each) and the figure drawn.
+TURNS_JS = """
+async ([esm, version, figures, changed]) => {
+  const mod = await import(URL.createObjectURL(new Blob([esm], {type: 'text/javascript'})));
+  let frame = 0;
+  const count = () => { frame += 1; requestAnimationFrame(count); };
+  requestAnimationFrame(count);
+  const models = figures.map((fig) => {
+    const state = {_plotly_version: version, _figure: fig, _frames: {}, _frame: -1,
+                   _replay: '', caption: ''};
+    const listeners = {};
+    return {state, listeners, get: (k) => state[k],
+            on: (ev, cb) => { (listeners[ev] = listeners[ev] || []).push(cb); },
+            off: () => {}, send: () => {}};
+  });
+  const els = [];
+  for (const model of models) {
+    const el = document.createElement('div');
+    el.style.width = '700px';
+    document.body.appendChild(el);
+    els.push(el);
+    await mod.default.render({model, el});
+  }
+  const gds = els.map((el) => el.querySelector('.rgrasp-figure-plot'));
+  const drawn = (n) => gds.every((gd) => Number(gd.dataset.rgraspDraws || 0) >= n);
+  for (let i = 0; i < 400 && !drawn(1); i++) await new Promise((r) => setTimeout(r, 25));
+  const P = window.Plotly;
+  const log = [];
+  const react = P.react;
+  P.react = function (gd, ...args) {
+    const entry = {figure: gds.indexOf(gd), start: frame};
+    const out = react.call(this, gd, ...args);
+    entry.end = frame; // the drawing is computed in this task
+    log.push(entry);
+    return out;
+  };
+  models.forEach((m, k) => { m.state._figure = changed[k]; });
+  models.forEach((m) => (m.listeners['change:_figure'] || []).forEach((cb) => cb()));
+  for (let i = 0; i < 400 && !drawn(2); i++) await new Promise((r) => setTimeout(r, 25));
+  P.react = react;
+  return {log, draws: gds.map((gd) => Number(gd.dataset.rgraspDraws || 0))};
+}
+"""
+
+
+def test_figures_sent_together_are_drawn_one_painted_frame_apart(browser):
+    """A kernel change redrawing several figures (a slider of rv.explore): each whole
+    drawing waits until the previous one has been painted, in the order the kernel sent them,
+    so that the first reaches the screen without waiting for the others' drawing."""
+    import plotly
+    from plotly.utils import PlotlyJSONEncoder
+
+    from rgrasp_viz.viz.dashboards._figure import Figure, _plotly_js_version
+
+    def fig(k, shift):
+        spec = {"data": [{"type": "scatter", "x": list(range(50)),
+                          "y": [(i + shift) % 7 for i in range(50)], "mode": "lines+markers"}],
+                "layout": {"height": 250, "title": {"text": f"figure {k}"}}}
+        return json.dumps(spec, cls=PlotlyJSONEncoder)
+
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        page.set_content("<html><body></body></html>")
+        page.add_script_tag(path=str(Path(plotly.__file__).parent / "package_data"
+                                     / "plotly.min.js"))
+        got = page.evaluate(TURNS_JS, [str(Figure._esm), _plotly_js_version(),
+                                       [fig(k, 0) for k in range(3)],
+                                       [fig(k, 3) for k in range(3)]])
+    finally:
+        context.close()
+    assert got["draws"] == [2, 2, 2], got
+    log = got["log"]
+    assert [e["figure"] for e in log] == [0, 1, 2], log
+    for before, after in zip(log, log[1:], strict=False):
+        assert after["start"] > before["end"], log  # an animation frame (a paint) between
 
 
 def test_player_plays_stops_and_seeks_in_the_page(voila_widgets, page, tmp_path):
