@@ -1,10 +1,13 @@
 """The dashboards' figure widget in a real page (Voila, Chromium): every figure keeps its height
 and its data through the changes a learner makes, a replay plays, stops and seeks in the page,
-and picking SVRGHT in the app ends with its status line done and its figures drawn.
+a moving replay's traces drawn by the page match plotly.js's drawing pixel for pixel, figures
+sent together are drawn one painted frame apart, and picking SVRGHT in the app ends with its
+status line done and its figures drawn.
 
-What is asserted is drawn content (``gd.data``, ``gd._fullLayout``, the replay position each
-figure shows) and liveness (something moved within a generous bound), never a rate or a
-duration: speed is measured by ``benchmarks/bench_playback.py``.
+What is asserted is drawn content (``gd.data``, ``gd._fullLayout``, the page's canvas and
+screenshots, the replay position each figure shows) and liveness (something moved within a
+generous bound), never a rate or a duration: speed is measured by
+``benchmarks/bench_playback.py``.
 """
 
 from __future__ import annotations
