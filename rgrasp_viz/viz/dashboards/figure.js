@@ -150,16 +150,7 @@ function withValues(base, flat) {
   return out;
 }
 
-function nest(flat) { // {"marker.symbol": v} -> {marker: {symbol: v}}
-  const out = {};
-  for (const [path, value] of Object.entries(flat)) {
-    const keys = path.split(".");
-    let o = out;
-    for (const k of keys.slice(0, -1)) o = (o[k] = o[k] || {});
-    o[keys[keys.length - 1]] = value;
-  }
-  return out;
-}
+const nest = (flat) => withValues({}, flat); // {"marker.symbol": v} -> {marker: {symbol: v}}
 
 // Trace types whose points plotly.js moves in place (Plotly.animate without a redraw); any
 // other change of a frame is drawn by a full Plotly.update.
